@@ -1,0 +1,248 @@
+"""What the code needs to know about JSON Schema's shape: which keywords hold subschemas,
+how local ``$ref`` pointers resolve, how a schema is normalised for digests, and how a
+grouped tool's discriminated union splits into actions.
+
+Covers 2020-12 and the draft-07 spellings (``definitions``, ``dependencies``, tuple
+``items``, ``additionalItems``). Pure functions over plain JSON values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+from urllib.parse import unquote
+
+JSON = Any
+
+SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+"""Keywords whose value maps names to subschemas."""
+SCHEMA_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems")
+"""Keywords whose value is a list of subschemas."""
+SCHEMA_KEYWORDS = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+)
+"""Keywords whose value is one subschema (``items`` may also be a draft-07 tuple list)."""
+SET_KEYWORDS = ("required", "type")
+"""Keywords whose list value is a set: order and repeats carry no meaning."""
+
+
+def is_schema(value: JSON) -> bool:
+    """A schema is an object or a boolean (``true`` accepts all, ``false`` nothing)."""
+    return isinstance(value, (dict, bool))
+
+
+def subschemas(schema: JSON) -> Iterator[tuple[tuple[str, ...], JSON]]:
+    """Every direct subschema with the pointer tokens that lead to it."""
+    if not isinstance(schema, dict):
+        return
+    for key in SCHEMA_MAP_KEYWORDS:
+        value = schema.get(key)
+        if isinstance(value, dict):
+            for name, sub in value.items():
+                if is_schema(sub):
+                    yield (key, name), sub
+    for key in SCHEMA_LIST_KEYWORDS:
+        value = schema.get(key)
+        if isinstance(value, list):
+            for index, sub in enumerate(value):
+                if is_schema(sub):
+                    yield (key, str(index)), sub
+    for key in SCHEMA_KEYWORDS:
+        value = schema.get(key)
+        if is_schema(value):
+            yield (key,), value
+        elif key == "items" and isinstance(value, list):
+            for index, sub in enumerate(value):
+                if is_schema(sub):
+                    yield (key, str(index)), sub
+    dependencies = schema.get("dependencies")
+    if isinstance(dependencies, dict):
+        for name, sub in dependencies.items():
+            if is_schema(sub):
+                yield ("dependencies", name), sub
+
+
+def normalize(schema: JSON) -> JSON:
+    """A copy in which ``required`` and ``type`` lists are sorted sets, in every schema
+    position (but never inside ``const``/``enum``/``default``/``examples`` values)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, JSON] = {}
+    for key, value in schema.items():
+        if key in SET_KEYWORDS and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            out[key] = sorted(set(value))
+        elif key in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+            out[key] = {name: normalize(sub) for name, sub in value.items()}
+        elif key == "dependencies" and isinstance(value, dict):
+            out[key] = {name: normalize(sub) if isinstance(sub, dict) else sub for name, sub in value.items()}
+        elif key in SCHEMA_LIST_KEYWORDS and isinstance(value, list):
+            out[key] = [normalize(sub) for sub in value]
+        elif key in SCHEMA_KEYWORDS:
+            out[key] = [normalize(sub) for sub in value] if isinstance(value, list) else normalize(value)
+        else:
+            out[key] = value
+    return out
+
+
+def escape_pointer_token(token: str) -> str:
+    """RFC 6901: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: str) -> str:
+    """A JSON pointer from raw tokens."""
+    return "".join("/" + escape_pointer_token(token) for token in tokens)
+
+
+def resolve_local_ref(root: JSON, ref: str) -> JSON | None:
+    """The value a same-document ``$ref`` (``#``, ``#/$defs/A``, ``#/definitions/A``)
+    points at, or None when it leads nowhere. Remote references are not followed."""
+    if not ref.startswith("#"):
+        return None
+    fragment = unquote(ref[1:])
+    if fragment == "":
+        return root
+    if not fragment.startswith("/"):
+        return _find_anchor(root, fragment)
+    node = root
+    for raw in fragment[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _find_anchor(root: JSON, anchor: str) -> JSON | None:
+    """A plain-name fragment (``#foo``) names a subschema by its ``$anchor``."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("$anchor") == anchor:
+                return node
+            stack.extend(sub for _, sub in subschemas(node))
+    return None
+
+
+def deref(root: JSON, schema: JSON, limit: int = 64) -> JSON:
+    """Follow a chain of bare ``$ref`` objects to a real schema; None for a dangling or
+    cyclic chain (``A`` -> ``B`` -> ``A`` never reaches a schema)."""
+    seen: set[str] = set()
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and len(seen) < limit:
+        ref = schema["$ref"]
+        if ref in seen:
+            return None
+        seen.add(ref)
+        target = resolve_local_ref(root, ref)
+        if target is None:
+            return None
+        if len(schema) > 1:
+            # Siblings beside $ref apply too (2020-12): keep them, resolved target first.
+            if not isinstance(target, dict):
+                return schema
+            merged = dict(target)
+            merged.update({k: v for k, v in schema.items() if k != "$ref"})
+            return merged
+        schema = target
+    return schema
+
+
+def local_ref_problems(root: JSON) -> list[str]:
+    """Every local ``$ref`` that does not resolve, or whose chain of bare references loops
+    without reaching a schema. Recursive schemas (a node whose children are nodes) are fine."""
+    problems: list[str] = []
+    stack: list[tuple[JSON, str]] = [(root, "")]
+    while stack:
+        node, at = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            if resolve_local_ref(root, ref) is None:
+                problems.append(f"$ref {ref!r} at {at or '/'} points nowhere")
+            elif deref(root, {"$ref": ref}) is None:
+                problems.append(f"$ref {ref!r} at {at or '/'} is a cycle of references that never reaches a schema")
+        for tokens, sub in subschemas(node):
+            stack.append((sub, at + pointer(*tokens)))
+    return sorted(set(problems))
+
+
+def pinned_value(schema: JSON) -> tuple[bool, JSON]:
+    """Whether a schema admits exactly one value (``const`` or a one-value ``enum``)."""
+    if not isinstance(schema, dict):
+        return False, None
+    if "const" in schema:
+        return True, schema["const"]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        return True, enum[0]
+    return False, None
+
+
+@dataclass(frozen=True)
+class ActionBranch:
+    """One action of a grouped tool: the union branch that pins the discriminator."""
+
+    name: str
+    discriminator: str
+    keyword: str  # "oneOf" or "anyOf"
+    index: int
+    schema: JSON  # the branch, a bare $ref resolved
+
+
+def split_actions(input_schema: JSON) -> list[ActionBranch]:
+    """The actions of a grouped tool, or [] for a plain tool.
+
+    A grouped tool's inputSchema is a ``oneOf``/``anyOf`` whose every branch pins one
+    shared property (``action`` preferred) to a distinct string with ``const`` or a
+    one-value ``enum`` (RULES.md "Actions").
+    """
+    if not isinstance(input_schema, dict):
+        return []
+    for keyword in ("oneOf", "anyOf"):
+        branches = input_schema.get(keyword)
+        if not isinstance(branches, list) or not branches:
+            continue
+        resolved = [deref(input_schema, branch) for branch in branches]
+        if not all(isinstance(branch, dict) for branch in resolved):
+            continue
+        pins = [_string_pins(branch) for branch in resolved]
+        common = set(pins[0]).intersection(*pins[1:])
+        if not common:
+            continue
+        discriminator = "action" if "action" in common else sorted(common)[0]
+        names = [pin[discriminator] for pin in pins]
+        if len(set(names)) != len(names):
+            continue
+        return [
+            ActionBranch(name, discriminator, keyword, index, branch)
+            for index, (name, branch) in enumerate(zip(names, resolved))
+        ]
+    return []
+
+
+def _string_pins(branch: dict[str, JSON]) -> dict[str, str]:
+    properties = branch.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    pins: dict[str, str] = {}
+    for name, sub in properties.items():
+        is_pinned, value = pinned_value(sub)
+        if is_pinned and isinstance(value, str):
+            pins[name] = value
+    return pins
