@@ -77,7 +77,8 @@ def json_text(value: JSON) -> str:
     three single quotes remains, so it fits a TOML literal string unchanged."""
     text = pretty_json(value)
     if not text.isascii() or "\x7f" in text:
-        text = "".join(_json_escape_char(ch) if is_invisible(ch) else ch for ch in text)
+        # A raw newline in pretty JSON is always layout (JSON escapes the ones in strings).
+        text = "".join(_json_escape_char(ch) if ch != "\n" and is_invisible(ch) else ch for ch in text)
     if "'''" in text:
         text = re.sub(r"'(?='')", r"\\u0027", text)
     return text

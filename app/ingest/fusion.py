@@ -25,6 +25,8 @@ def read_fusion_lockfile(obj: JSON, where: str) -> Surface:
     lock = need_object(obj, where or "(root)")
     prefix = f"{where}." if where else ""
     version = lock.get("lockfileVersion")
+    if version is None:
+        raise InputError("missing (not a Vurb / MCP Fusion lockfile?)", f"{prefix}lockfileVersion")
     if version != SUPPORTED_VERSION or isinstance(version, bool):
         raise InputError(
             f"unsupported lockfileVersion {version!r} (Vurb / MCP Fusion lockfile version "
