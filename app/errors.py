@@ -157,12 +157,6 @@ def _tidy(text: str) -> str:
     return _BREAKS.sub(" ", _label_forbidden(text)).strip()
 
 
-def _text(text: str) -> str:
-    """Element text: ``escape_text`` plus ``]]>``, which XML forbids in content even
-    though ``>`` may stay raw everywhere else."""
-    return escape_text(text).replace("]]>", "]]&gt;")
-
-
 def _seconds(value: int) -> str:
     return "1 second" if value == 1 else f"{value} seconds"
 
@@ -313,17 +307,17 @@ def _render_xml(envelope: ToolErrorEnvelope) -> str:
     """Render one envelope; every author string is escaped here and only here."""
     lines = [
         f'<tool_error code="{escape_attr(envelope.code)}" severity="{escape_attr(envelope.severity)}">',
-        f"  <message>{_text(envelope.message)}</message>",
+        f"  <message>{escape_text(envelope.message)}</message>",
     ]
     if envelope.suggestion:
-        lines.append(f"  <recovery>{_text(envelope.suggestion)}</recovery>")
+        lines.append(f"  <recovery>{escape_text(envelope.suggestion)}</recovery>")
     if envelope.available_actions:
         lines.append("  <available_actions>")
-        lines.extend(f"    <action>{_text(name)}</action>" for name in envelope.available_actions)
+        lines.extend(f"    <action>{escape_text(name)}</action>" for name in envelope.available_actions)
         lines.append("  </available_actions>")
     if envelope.details:
         lines.append("  <details>")
-        lines.extend(f'    <detail key="{escape_attr(key)}">{_text(value)}</detail>' for key, value in envelope.details)
+        lines.extend(f'    <detail key="{escape_attr(key)}">{escape_text(value)}</detail>' for key, value in envelope.details)
         lines.append("  </details>")
     if envelope.retry_after:
         lines.append(f"  <retry_after>{_seconds(envelope.retry_after)}</retry_after>")

@@ -1,7 +1,8 @@
 """Escaping for the XML a model reads (``<contract_awareness>``, ``<validation_error>``,
 ``<tool_error>``): the MCP Fusion wire contract.
 
-Element text escapes only ``&`` and ``<`` (so ``>`` and quotes stay readable to the model);
+Element text escapes only ``&`` and ``<`` (so ``>`` and quotes stay readable to the model;
+the ``>`` of ``]]>`` is the one exception, since XML forbids that sequence in text);
 attribute values escape ``&``, ``<``, ``>``, ``"`` and ``'``. Strings that come from a
 server are also cut to 200 characters and have invisible or control characters replaced
 by ``[U+XXXX]`` labels, so a poisoned description can neither break out of the section
@@ -19,8 +20,9 @@ _WHITESPACE = re.compile(r"[\t\n\r]+")
 
 
 def escape_text(text: str) -> str:
-    """Element text: ``&`` and ``<`` only."""
-    return text.replace("&", "&amp;").replace("<", "&lt;")
+    """Element text: ``&`` and ``<`` only; plus the ``>`` of a ``]]>``, which XML forbids
+    in text (the one place a bare ``>`` would break the document)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
 
 
 def escape_attr(text: str) -> str:
