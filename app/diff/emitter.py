@@ -1,0 +1,62 @@
+"""Collects deltas for one diff: looks up the rule, renders its templates, dedupes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.diff.model import Delta
+from app.diff.registry import Rule, lookup
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where deltas land: the tool and, for a grouped tool's branch, the action."""
+
+    tool: str | None
+    action: str | None = None
+
+
+@dataclass
+class Emitter:
+    deltas: list[Delta] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set)
+
+    def emit(
+        self,
+        rule_id: str,
+        scope: Scope,
+        *,
+        field: str,
+        path: str,
+        before: str | None = None,
+        after: str | None = None,
+        when: str = "",
+        **params: Any,
+    ) -> Delta:
+        entry: Rule = lookup(rule_id, when)
+        values = {"field": field, "before": before, "after": after, "tool": scope.tool,
+                  "action": scope.action, **params}
+        delta = Delta(
+            rule=entry.id,
+            severity=entry.severity,
+            category=entry.category,
+            tool=scope.tool,
+            action=scope.action,
+            field=field,
+            path=path,
+            description=entry.describe(values),
+            before=before,
+            after=after,
+            hint=entry.suggest(values),
+        )
+        if delta.id not in self._seen:
+            self._seen.add(delta.id)
+            self.deltas.append(delta)
+        return delta
+
+    def extend(self, deltas: list[Delta]) -> None:
+        for delta in deltas:
+            if delta.id not in self._seen:
+                self._seen.add(delta.id)
+                self.deltas.append(delta)

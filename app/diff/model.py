@@ -1,0 +1,163 @@
+"""What ContractDiff produces: deltas, and the result that groups them.
+
+A delta is one change, graded by what it does to a model that learned the old contract
+(RULES.md). The JSON shape of :meth:`DiffResult.to_json` is the one DESIGN.md documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+JSON = Any
+
+
+class Severity(str, Enum):
+    BREAKING = "BREAKING"
+    RISKY = "RISKY"
+    SAFE = "SAFE"
+    COSMETIC = "COSMETIC"
+
+    @property
+    def rank(self) -> int:
+        """0 for BREAKING ... 3 for COSMETIC: sorts the worst first."""
+        return SEVERITY_ORDER.index(self)
+
+    def at_least(self, gate: "Severity") -> bool:
+        """True when this severity is as bad as ``gate`` or worse."""
+        return self.rank <= gate.rank
+
+    @classmethod
+    def parse(cls, value: str) -> "Severity":
+        try:
+            return cls(value.upper())
+        except ValueError:
+            raise ValueError(f"unknown severity {value!r} (one of: {', '.join(s.value for s in cls)})") from None
+
+
+SEVERITY_ORDER = (Severity.BREAKING, Severity.RISKY, Severity.SAFE, Severity.COSMETIC)
+
+
+def delta_id(rule: str, tool: str | None, action: str | None, path: str, before: str | None, after: str | None) -> str:
+    """Stable id: the first 12 hex chars of sha256(rule|tool|action|path|before|after)."""
+    key = "|".join((rule, tool or "", action or "", path, before or "", after or ""))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Delta:
+    rule: str
+    severity: Severity
+    category: str
+    tool: str | None
+    action: str | None
+    field: str
+    path: str
+    description: str
+    before: str | None = None
+    after: str | None = None
+    hint: str | None = None
+
+    @property
+    def id(self) -> str:
+        return delta_id(self.rule, self.tool, self.action, self.path, self.before, self.after)
+
+    def sort_key(self) -> tuple[int, str, str, str, str, str]:
+        """Severity (worst first), then tool, action, path; rule and id break ties."""
+        return (self.severity.rank, self.tool or "", self.action or "", self.path, self.rule, self.id)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "id": self.id,
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "category": self.category,
+            "tool": self.tool,
+            "action": self.action,
+            "field": self.field,
+            "path": self.path,
+            "description": self.description,
+            "before": self.before,
+            "after": self.after,
+            "hint": self.hint,
+        }
+
+
+@dataclass(frozen=True)
+class IgnoredDelta:
+    """A delta a policy ignore matched: still reported, never silently dropped."""
+
+    delta: Delta
+    reason: str
+    expires: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {**self.delta.to_json(), "reason": self.reason, "expires": self.expires}
+
+
+@dataclass(frozen=True)
+class ToolChanges:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "changed": list(self.changed),
+            "unchanged": list(self.unchanged),
+        }
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    server: str | None
+    before_digest: str
+    after_digest: str
+    tools: ToolChanges
+    deltas: tuple[Delta, ...] = ()
+    ignored: tuple[IgnoredDelta, ...] = ()
+    before_version: str | None = None
+    after_version: str | None = None
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = {severity.value: 0 for severity in SEVERITY_ORDER}
+        for delta in self.deltas:
+            counts[delta.severity.value] += 1
+        return counts
+
+    @property
+    def max_severity(self) -> Severity | None:
+        return min((delta.severity for delta in self.deltas), key=lambda s: s.rank, default=None)
+
+    @property
+    def is_backwards_compatible(self) -> bool:
+        return all(delta.severity is not Severity.BREAKING for delta in self.deltas)
+
+    @property
+    def unchanged(self) -> bool:
+        return self.before_digest == self.after_digest
+
+    def fails(self, gate: Severity | None) -> bool:
+        """Whether any remaining delta is at or above ``gate`` (None: never fails)."""
+        return gate is not None and any(delta.severity.at_least(gate) for delta in self.deltas)
+
+    def for_tool(self, tool: str) -> list[Delta]:
+        return [delta for delta in self.deltas if delta.tool == tool]
+
+    def to_json(self) -> dict[str, JSON]:
+        max_severity = self.max_severity
+        return {
+            "server": self.server,
+            "maxSeverity": max_severity.value if max_severity else None,
+            "isBackwardsCompatible": self.is_backwards_compatible,
+            "summary": self.summary,
+            "tools": self.tools.to_json(),
+            "deltas": [delta.to_json() for delta in self.deltas],
+            "ignored": [ignored.to_json() for ignored in self.ignored],
+        }

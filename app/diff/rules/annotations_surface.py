@@ -1,0 +1,197 @@
+"""Surface rules (RULES.md "Surface (per tool)"): a tool's existence, name, texts,
+metadata, execution support, annotations, and the actions of grouped tools.
+
+Annotations are compared by effective value (missing hints take the spec defaults), and
+claims that ask for more trust (read-only, not destructive) are never SAFE.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.diff.describe import optional_label
+from app.diff.emitter import Emitter, Scope
+from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
+from app.jsonio import canonical_json
+from app.model import Tool
+
+C, D = "tool", "surface"
+
+rule("tool.removed", BREAKING, C, D, 'Tool "{tool}" was removed', 'Do not call "{tool}": it no longer exists.',
+     summary="A tool is gone.")
+rule("tool.added", SAFE, C, D, 'New tool "{tool}"', summary="A new tool.")
+rule("tool.renamed", BREAKING, C, D, 'Tool "{before}" was renamed to "{after}"',
+     'Call "{after}" instead of "{before}".',
+     summary="A removed and an added tool have equal input schemas (reported once, instead of removed+added).")
+rule("tool.title.changed", COSMETIC, C, D, 'The title of tool "{tool}" changed', summary="title or annotations.title")
+rule("tool.description.changed", COSMETIC, C, D, 'The description of tool "{tool}" changed',
+     summary="The tool description changed.")
+rule("tool.icons.changed", COSMETIC, C, D, 'The icons of tool "{tool}" changed', summary="The tool icons changed.")
+rule("tool.meta.changed", RISKY, C, D, 'The _meta of tool "{tool}" changed ({detail})',
+     'Check the metadata of "{tool}" before relying on it.', summary="The tool's _meta changed.")
+rule("tool.execution.changed", BREAKING, C, D, 'Tool "{tool}" now requires task-augmented execution',
+     'Call "{tool}" as a task: execution.taskSupport is now required.', when="required",
+     summary="Effective execution.taskSupport (default forbidden) became required.")
+rule("tool.execution.changed", SAFE, C, D, 'Tool "{tool}" now supports task-augmented execution',
+     when="optional", summary="execution.taskSupport forbidden -> optional.")
+rule("tool.execution.changed", RISKY, C, D, 'Task support of tool "{tool}" changed: {before} -> {after}',
+     'Check how "{tool}" must be called now (taskSupport {after}).', when="other",
+     summary="Any other change of the effective execution.taskSupport.")
+rule("tool.annotation.read-only.lost", BREAKING, "annotation", D,
+     'Tool "{tool}" is no longer read-only: it may now modify its environment',
+     'Treat "{tool}" as a tool that writes: confirm with the user before calling it.',
+     summary="Effective readOnlyHint true -> false: the tool may now write.")
+rule("tool.annotation.read-only.gained", RISKY, "annotation", D, 'Tool "{tool}" now claims to be read-only',
+     'Do not assume "{tool}" is safe to call without confirmation just because it claims to be read-only.',
+     summary="readOnlyHint false -> true: clients may auto-approve it.")
+rule("tool.annotation.destructive.gained", BREAKING, "annotation", D,
+     'Tool "{tool}" may now perform destructive updates',
+     'Confirm with the user before calling "{tool}": it may now destroy or overwrite data.',
+     summary="Effective destructiveHint false -> true.")
+rule("tool.annotation.destructive.lost", RISKY, "annotation", D, 'Tool "{tool}" no longer claims to be destructive',
+     'Keep confirming destructive calls of "{tool}" with the user.',
+     summary="destructiveHint true -> false: a claim of less danger (clients may stop asking).")
+rule("tool.annotation.idempotent.changed", RISKY, "annotation", D,
+     'Tool "{tool}" changed its idempotency claim: {before} -> {after}',
+     'Do not repeat calls of "{tool}" blindly.', summary="Effective idempotentHint flipped.")
+rule("tool.annotation.open-world.widened", RISKY, "annotation", D,
+     'Tool "{tool}" now interacts with an open world of external entities',
+     'Expect "{tool}" to reach external systems.', summary="openWorldHint false -> true.")
+rule("tool.annotation.open-world.narrowed", SAFE, "annotation", D,
+     'Tool "{tool}" no longer interacts with external entities', summary="openWorldHint true -> false.")
+rule("action.removed", BREAKING, C, D, 'Action "{action}" of tool "{tool}" was removed',
+     'Use one of the remaining actions of "{tool}": {remaining}.', summary="An action of a grouped tool is gone.")
+rule("action.added", SAFE, C, D, 'New action "{action}" in tool "{tool}"',
+     summary="A new action of a grouped tool.")
+rule("tool.unclassified", RISKY, C, D, 'Unclassified change to tool "{tool}": {detail}',
+     'Check the current definition of "{tool}" before calling it.',
+     summary="A tool-level difference no rule explains (never SAFE by default).")
+
+HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+"""The MCP spec defaults a missing annotation takes."""
+KNOWN_ANNOTATIONS = (*HINT_DEFAULTS, "title")
+TASK_SUPPORT_DEFAULT = "forbidden"
+
+
+def _pointer(tool: str, *tokens: str) -> str:
+    from app.schemas import pointer
+
+    return pointer("tools", tool, *tokens)
+
+
+def effective_hint(tool: Tool, hint: str) -> bool:
+    value = (tool.annotations or {}).get(hint)
+    return value if isinstance(value, bool) else HINT_DEFAULTS[hint]
+
+
+def task_support(tool: Tool) -> str:
+    value = (tool.execution or {}).get("taskSupport")
+    return value if isinstance(value, str) else TASK_SUPPORT_DEFAULT
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and canonical_json(a) == canonical_json(b)
+
+
+def compare_tool_surface(out: Emitter, before: Tool, after: Tool) -> None:
+    """Everything about a tool except its schemas, actions, security cues and parity."""
+    scope = Scope(after.name)
+    name = after.name
+    title_b, title_a = before.title, after.title
+    if title_b != title_a:
+        out.emit("tool.title.changed", scope, field="title", path=_pointer(name, "title"),
+                 before=optional_label(title_b), after=optional_label(title_a))
+    ann_title_b = (before.annotations or {}).get("title")
+    ann_title_a = (after.annotations or {}).get("title")
+    if not _same(ann_title_b, ann_title_a):
+        out.emit("tool.title.changed", scope, field="annotations.title", path=_pointer(name, "annotations", "title"),
+                 before=optional_label(ann_title_b), after=optional_label(ann_title_a))
+    if before.description != after.description:
+        out.emit("tool.description.changed", scope, field="description", path=_pointer(name, "description"),
+                 before=optional_label(before.description), after=optional_label(after.description))
+    if not _same(before.icons, after.icons):
+        out.emit("tool.icons.changed", scope, field="icons", path=_pointer(name, "icons"),
+                 before=optional_label(before.icons), after=optional_label(after.icons))
+    if not _same(before.meta, after.meta):
+        keys = sorted({*(before.meta or {}), *(after.meta or {})})
+        changed = [k for k in keys if not _same((before.meta or {}).get(k), (after.meta or {}).get(k))]
+        out.emit("tool.meta.changed", scope, field="_meta", path=_pointer(name, "_meta"),
+                 before=optional_label(before.meta), after=optional_label(after.meta),
+                 detail="keys " + ", ".join(changed) if changed else "changed")
+    _compare_execution(out, scope, before, after)
+    _compare_annotations(out, scope, before, after)
+    for key in sorted({*before.extra, *after.extra}):
+        b, a = before.extra.get(key), after.extra.get(key)
+        if not _same(b, a) or (key in before.extra) != (key in after.extra):
+            out.emit("tool.unclassified", scope, field=key, path=_pointer(name, key),
+                     before=optional_label(b) if key in before.extra else None,
+                     after=optional_label(a) if key in after.extra else None,
+                     detail=f"field {key!r} " + ("added" if key not in before.extra else
+                                                 "removed" if key not in after.extra else "changed"))
+
+
+def _compare_execution(out: Emitter, scope: Scope, before: Tool, after: Tool) -> None:
+    name = after.name
+    b, a = task_support(before), task_support(after)
+    if b != a:
+        when = "required" if a == "required" else "optional" if (b, a) == ("forbidden", "optional") else "other"
+        out.emit("tool.execution.changed", scope, field="execution.taskSupport",
+                 path=_pointer(name, "execution", "taskSupport"), before=b, after=a, when=when)
+    b_rest = {k: v for k, v in (before.execution or {}).items() if k != "taskSupport"}
+    a_rest = {k: v for k, v in (after.execution or {}).items() if k != "taskSupport"}
+    if not _same(b_rest, a_rest):
+        out.emit("tool.unclassified", scope, field="execution", path=_pointer(name, "execution"),
+                 before=optional_label(b_rest), after=optional_label(a_rest), detail="execution fields changed")
+
+
+def _compare_annotations(out: Emitter, scope: Scope, before: Tool, after: Tool) -> None:
+    name = after.name
+
+    def emit(rule_id: str, hint: str) -> None:
+        out.emit(rule_id, scope, field=f"annotations.{hint}", path=_pointer(name, "annotations", hint),
+                 before=str(effective_hint(before, hint)).lower(), after=str(effective_hint(after, hint)).lower())
+
+    if effective_hint(before, "readOnlyHint") != effective_hint(after, "readOnlyHint"):
+        emit("tool.annotation.read-only.lost" if effective_hint(before, "readOnlyHint")
+             else "tool.annotation.read-only.gained", "readOnlyHint")
+    if effective_hint(before, "destructiveHint") != effective_hint(after, "destructiveHint"):
+        emit("tool.annotation.destructive.gained" if effective_hint(after, "destructiveHint")
+             else "tool.annotation.destructive.lost", "destructiveHint")
+    if effective_hint(before, "idempotentHint") != effective_hint(after, "idempotentHint"):
+        emit("tool.annotation.idempotent.changed", "idempotentHint")
+    if effective_hint(before, "openWorldHint") != effective_hint(after, "openWorldHint"):
+        emit("tool.annotation.open-world.widened" if effective_hint(after, "openWorldHint")
+             else "tool.annotation.open-world.narrowed", "openWorldHint")
+    b_rest = {k: v for k, v in (before.annotations or {}).items() if k not in KNOWN_ANNOTATIONS}
+    a_rest = {k: v for k, v in (after.annotations or {}).items() if k not in KNOWN_ANNOTATIONS}
+    for key in sorted({*b_rest, *a_rest}):
+        if not _same(b_rest.get(key), a_rest.get(key)) or (key in b_rest) != (key in a_rest):
+            out.emit("tool.unclassified", scope, field=f"annotations.{key}", path=_pointer(name, "annotations", key),
+                     before=optional_label(b_rest.get(key)) if key in b_rest else None,
+                     after=optional_label(a_rest.get(key)) if key in a_rest else None,
+                     detail=f"annotation {key!r} changed")
+
+
+def compare_actions(out: Emitter, before: Tool, after: Tool) -> None:
+    """action.removed / action.added by action name."""
+    b, a = before.actions, after.actions
+    remaining = ", ".join(sorted(a)) or "none"
+    for action in sorted(b.keys() - a.keys()):
+        out.emit("action.removed", Scope(after.name, action), field=f"actions.{action}",
+                 path=_pointer(before.name, "actions", action), before=action, after=None, remaining=remaining)
+    for action in sorted(a.keys() - b.keys()):
+        out.emit("action.added", Scope(after.name, action), field=f"actions.{action}",
+                 path=_pointer(after.name, "actions", action), before=None, after=action)
+
+
+def emit_removed(out: Emitter, tool: Tool) -> None:
+    out.emit("tool.removed", Scope(tool.name), field="tool", path=_pointer(tool.name), before=tool.name, after=None)
+
+
+def emit_added(out: Emitter, tool: Tool) -> None:
+    out.emit("tool.added", Scope(tool.name), field="tool", path=_pointer(tool.name), before=None, after=tool.name)
+
+
+def emit_renamed(out: Emitter, before: Tool, after: Tool) -> None:
+    out.emit("tool.renamed", Scope(after.name), field="tool", path=_pointer(after.name), before=before.name,
+             after=after.name)

@@ -1,0 +1,311 @@
+"""Effective schemas: what a schema admits, not how it is spelled (RULES.md principle 2).
+
+Before two schemas are compared, each node is resolved (``$ref`` chains followed, draft-07
+spellings read as 2020-12) and simplified: a one-branch ``anyOf`` is its branch, a union
+of bare types is a type list, ``anyOf: [X, {type: null}]`` is X with null added. The
+comparison then reads effective values: type sets, value sets (``const`` is a one-value
+``enum``), and bounds (for integers ``exclusiveMinimum: 0`` is ``minimum: 1``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from app.schemas import deref, escape_pointer_token
+
+JSON = Any
+
+ANNOTATION_KEYWORDS = (
+    "title",
+    "description",
+    "examples",
+    "$comment",
+    "$schema",
+    "$id",
+    "readOnly",
+    "writeOnly",
+)
+"""Keywords that describe but never constrain (a change is COSMETIC)."""
+IGNORED_KEYWORDS = ("$ref", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$vocabulary")
+"""Structure, compared through what references resolve to, never directly."""
+UNION_KEYWORDS = ("anyOf", "oneOf")
+ALL_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+
+
+@dataclass(frozen=True)
+class Node:
+    """One side of a compared place: its effective schema and where it lives."""
+
+    schema: dict[str, JSON]
+    root: JSON
+    pointer: str
+    """Logical JSON pointer in the surface (through references, as the model sees it)."""
+    ref_target: str | None = None
+    """Pointer inside ``root`` when this node was reached through a ``$ref`` (recursion guard)."""
+    lifted: bool = False
+    """The node's own constraints were wrapped as a one-branch union to meet a union."""
+
+    def child(self, raw: JSON, *tokens: str) -> "Node":
+        return make_node(raw, self.root, self.pointer + "".join("/" + escape_pointer_token(t) for t in tokens))
+
+
+def make_node(raw: JSON, root: JSON, pointer: str) -> Node:
+    ref_target = None
+    if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
+        ref = raw["$ref"]
+        ref_target = ref[1:] if ref.startswith("#") else ref
+    resolved = deref(root, raw)
+    return Node(effective(resolved, root), root, pointer, ref_target)
+
+
+def as_object(schema: JSON) -> dict[str, JSON]:
+    """Boolean schemas as objects: ``true`` is ``{}``, ``false`` is ``{"not": {}}``."""
+    if schema is True or schema is None:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return schema if isinstance(schema, dict) else {}
+
+
+def _annotation_only(schema: dict[str, JSON], allowed: tuple[str, ...] = ()) -> bool:
+    return all(key in ANNOTATION_KEYWORDS or key in allowed for key in schema)
+
+
+def _merge(parent: dict[str, JSON], branch: dict[str, JSON]) -> dict[str, JSON] | None:
+    """The parent with a branch's keywords folded in, unless they conflict."""
+    merged = dict(parent)
+    for key, value in branch.items():
+        if key in ANNOTATION_KEYWORDS:
+            merged.setdefault(key, value)
+        elif key in merged and merged[key] != value:
+            return None
+        else:
+            merged[key] = value
+    return merged
+
+
+def effective(schema: JSON, root: JSON) -> dict[str, JSON]:
+    node = as_object(schema)
+    node = _read_draft07(node)
+    for _ in range(4):  # a few rounds: a collapsed union may expose another
+        simplified = _simplify_once(node, root)
+        if simplified is node:
+            break
+        node = simplified
+    return node
+
+
+def _read_draft07(node: dict[str, JSON]) -> dict[str, JSON]:
+    """Tuple ``items`` is ``prefixItems`` (+ ``additionalItems`` as ``items``); ``dependencies``
+    splits into ``dependentRequired`` and ``dependentSchemas``."""
+    if isinstance(node.get("items"), list):
+        node = dict(node)
+        node["prefixItems"] = node.pop("items")
+        if "additionalItems" in node:
+            node["items"] = node.pop("additionalItems")
+    if isinstance(node.get("dependencies"), dict):
+        node = dict(node)
+        required = dict(node.get("dependentRequired") or {})
+        schemas = dict(node.get("dependentSchemas") or {})
+        for name, value in node.pop("dependencies").items():
+            (required if isinstance(value, list) else schemas)[name] = value
+        if required:
+            node["dependentRequired"] = required
+        if schemas:
+            node["dependentSchemas"] = schemas
+    return node
+
+
+def _simplify_once(node: dict[str, JSON], root: JSON) -> dict[str, JSON]:
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = node.get(keyword)
+        if not isinstance(branches, list) or not branches:
+            continue
+        resolved = [as_object(deref(root, branch)) for branch in branches]
+        rest = {key: value for key, value in node.items() if key != keyword}
+        if len(resolved) == 1:
+            merged = _merge(rest, resolved[0])
+            if merged is not None:
+                return merged
+            continue
+        if keyword == "allOf":
+            continue
+        if "type" not in rest and all(branch.get("type") and _annotation_only(branch, ("type",)) for branch in resolved):
+            types: set[str] = set()
+            for branch in resolved:
+                types |= type_set(branch) or set()
+            return {**rest, "type": sorted(types)}
+        nulls = [b for b in resolved if type_set(b) == {"null"} and _annotation_only(b, ("type",))]
+        others = [b for b in resolved if b not in nulls]
+        if len(resolved) == 2 and len(nulls) == 1 and len(others) == 1 and "type" in others[0]:
+            other = dict(others[0])
+            other["type"] = sorted((type_set(other) or set()) | {"null"})
+            merged = _merge(rest, other)
+            if merged is not None:
+                return merged
+    return node
+
+
+# --- effective values -----------------------------------------------------------------
+
+
+def type_set(schema: dict[str, JSON]) -> set[str] | None:
+    """The declared types as a set; None when unconstrained."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    return None
+
+
+def _expand(types: set[str] | None) -> set[str]:
+    if types is None:
+        return set(ALL_TYPES)
+    expanded = set(types)
+    if "number" in expanded:
+        expanded.add("integer")
+    return expanded
+
+
+def type_relation(before: set[str] | None, after: set[str] | None) -> str | None:
+    """``widened``, ``narrowed``, ``changed`` (neither contains the other) or None."""
+    b, a = _expand(before), _expand(after)
+    if a == b:
+        return None
+    if a > b:
+        return "widened"
+    if a < b:
+        return "narrowed"
+    return "changed"
+
+
+def value_key(value: JSON) -> str:
+    """JSON identity of a value: 1 and 1.0 are one number, true and 1 are not."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def value_set(schema: dict[str, JSON]) -> dict[str, JSON] | None:
+    """The values ``enum``/``const`` admit, keyed by :func:`value_key`; None when unconstrained."""
+    if "const" in schema:
+        values = [schema["const"]]
+        if isinstance(schema.get("enum"), list):
+            values = [v for v in values if value_key(v) in {value_key(e) for e in schema["enum"]}]
+        return {value_key(v): v for v in values}
+    if isinstance(schema.get("enum"), list):
+        return {value_key(v): v for v in schema["enum"]}
+    return None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A limit on numbers: ``value`` and whether it is exclusive."""
+
+    value: Fraction
+    exclusive: bool
+    keyword: str
+    raw: JSON
+
+
+def _number(value: JSON) -> Fraction | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return Fraction(value) if isinstance(value, int) else Fraction(str(value))
+
+
+def numeric_bound(schema: dict[str, JSON], side: str) -> Bound | None:
+    """The tightest lower (``side='min'``) or upper (``'max'``) numeric bound, integer-aware."""
+    inclusive_kw, exclusive_kw = ("minimum", "exclusiveMinimum") if side == "min" else ("maximum", "exclusiveMaximum")
+    candidates: list[Bound] = []
+    inclusive = _number(schema.get(inclusive_kw))
+    exclusive = schema.get(exclusive_kw)
+    if inclusive is not None:
+        # draft-04: a boolean exclusiveMinimum/Maximum makes minimum/maximum exclusive
+        candidates.append(Bound(inclusive, exclusive is True, inclusive_kw, schema[inclusive_kw]))
+    excl_value = _number(exclusive)
+    if excl_value is not None:
+        candidates.append(Bound(excl_value, True, exclusive_kw, exclusive))
+    if not candidates:
+        return None
+    if type_set(schema) == {"integer"}:
+        candidates = [_integer_bound(bound, side) for bound in candidates]
+    if side == "min":
+        return max(candidates, key=lambda b: (b.value, b.exclusive))
+    return min(candidates, key=lambda b: (b.value, not b.exclusive))
+
+
+def _integer_bound(bound: Bound, side: str) -> Bound:
+    if side == "min":
+        value = math.floor(bound.value) + 1 if bound.exclusive else math.ceil(bound.value)
+    else:
+        value = math.ceil(bound.value) - 1 if bound.exclusive else math.floor(bound.value)
+    return Bound(Fraction(value), False, bound.keyword, bound.raw)
+
+
+def bound_relation(before: Bound | None, after: Bound | None, side: str) -> str | None:
+    """``tightened``, ``relaxed`` or None for two effective numeric bounds."""
+    if before is None and after is None:
+        return None
+    if before is None:
+        return "tightened"
+    if after is None:
+        return "relaxed"
+    if (before.value, before.exclusive) == (after.value, after.exclusive):
+        return None
+    if side == "min":
+        tighter = after.value > before.value or (after.value == before.value and after.exclusive)
+    else:
+        tighter = after.value < before.value or (after.value == before.value and after.exclusive)
+    return "tightened" if tighter else "relaxed"
+
+
+COUNT_BOUNDS = {
+    "maxLength": "max",
+    "maxItems": "max",
+    "maxProperties": "max",
+    "maxContains": "max",
+    "minLength": "min",
+    "minItems": "min",
+    "minProperties": "min",
+    "minContains": "min",
+}
+"""Integer limits on sizes: a max tightens when it drops, a min when it rises."""
+
+
+def count_relation(keyword: str, before: JSON, after: JSON) -> str | None:
+    b, a = _number(before), _number(after)
+    if b == a:
+        return None
+    if b is None:
+        return "tightened"
+    if a is None:
+        return "relaxed"
+    if COUNT_BOUNDS[keyword] == "max":
+        return "tightened" if a < b else "relaxed"
+    return "tightened" if a > b else "relaxed"
+
+
+def multiple_relation(before: JSON, after: JSON) -> str | None:
+    """multipleOf: added, or changed to a value that does not divide the old, tightens."""
+    b, a = _number(before), _number(after)
+    if b == a:
+        return None
+    if b is None:
+        return "tightened"
+    if a is None:
+        return "relaxed"
+    if a == 0:
+        return "tightened"
+    return "relaxed" if (b / a).denominator == 1 else "tightened"
+
+
+def is_closed(schema: dict[str, JSON], keyword: str) -> bool:
+    return schema.get(keyword) is False or schema.get(keyword) == {"not": {}}
