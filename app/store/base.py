@@ -1,0 +1,52 @@
+"""The store interface the service is written against.
+
+The default implementation is the ``lockfiles/`` directory (:mod:`app.store.filesystem`);
+a PostgreSQL store can implement the same methods later without the API changing.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+
+from app.store.records import LiveRecord, StoredLock, VersionRecord
+
+
+class LockStore(ABC):
+    @abstractmethod
+    def exclusive(self) -> AbstractContextManager[None]:
+        """Hold the store's write lock (across threads and processes). Re-entrant in a thread."""
+
+    @abstractmethod
+    def servers(self) -> list[str]:
+        """Every server with a lock, a history or a live report, sorted."""
+
+    @abstractmethod
+    def current(self, server: str) -> StoredLock | None:
+        """The current lock, verified; None when the server has none.
+        Raises CorruptLockfile when the file on disk does not verify."""
+
+    @abstractmethod
+    def history(self, server: str) -> list[VersionRecord]:
+        """Every accepted version, oldest first (the audit log)."""
+
+    @abstractmethod
+    def version(self, server: str, number: int) -> StoredLock:
+        """One accepted version. Raises UnknownVersion."""
+
+    @abstractmethod
+    def append_version(self, record: VersionRecord, text: bytes) -> None:
+        """Make ``text`` the new current lock, numbered ``record.version``. Call under
+        :meth:`exclusive`; durable when it returns."""
+
+    @abstractmethod
+    def live(self, server: str) -> LiveRecord | None:
+        """The last live surface the server reported, with its diff."""
+
+    @abstractmethod
+    def save_live(self, record: LiveRecord) -> None:
+        """Keep a live report (durably: a restart keeps it)."""
+
+    @abstractmethod
+    def ready(self) -> bool:
+        """Whether the store can be read and written."""

@@ -1,0 +1,93 @@
+"""What the store keeps: numbered lock versions with their audit facts, and the last
+live surface a server reported with its diff against the current lock."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from app.model import Surface
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """One accepted lock: an audit-log line."""
+
+    server: str
+    version: int
+    integrity_digest: str
+    previous_digest: str | None
+    locked_at: str
+    who: str | None = None
+    commit: str | None = None
+    reason: str | None = None
+    approved_by: str | None = None
+    server_version: str | None = None
+    summary: dict[str, int] = field(default_factory=dict)
+    """Deltas by severity against the previous version (empty for version 1)."""
+    max_severity: str | None = None
+    source: str = "api"
+    """``api`` (POST /lock or the CLI) or ``directory`` (a lockfile committed by hand)."""
+
+    def to_json(self) -> dict[str, JSON]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, JSON]) -> "VersionRecord":
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(**{key: value for key, value in data.items() if key in known})
+
+
+@dataclass(frozen=True)
+class StoredLock:
+    """A lock version: its record, the verified surface and the exact TOML bytes."""
+
+    record: VersionRecord
+    surface: Surface
+    text: bytes
+
+
+@dataclass(frozen=True)
+class LiveRecord:
+    """The live surface a server reported, and its diff against the lock of that moment."""
+
+    server: str
+    reported_at: str
+    live_digest: str
+    surface_document: dict[str, JSON]
+    """The live surface as a lock document (JSON export shape), so a restart can rebuild it."""
+    lock_version: int | None
+    lock_digest: str | None
+    locked_at: str | None
+    result: dict[str, JSON] | None
+    """``DiffResult.to_json()`` of lock -> live; None when the server has no lock."""
+
+    def to_json(self) -> dict[str, JSON]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, JSON]) -> "LiveRecord":
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(**{key: value for key, value in data.items() if key in known})
+
+
+class StoreError(Exception):
+    """A store problem that is not bad input (I/O, corruption)."""
+
+
+class CorruptLockfile(StoreError):
+    """The current lockfile on disk does not read or its digests do not match: not served."""
+
+    def __init__(self, server: str, problem: str) -> None:
+        super().__init__(f"{server}: the current lockfile is corrupt ({problem})")
+        self.server = server
+        self.problem = problem
+
+
+class UnknownVersion(StoreError):
+    def __init__(self, server: str, version: int) -> None:
+        super().__init__(f"{server}: no version {version}")
+        self.server = server
+        self.version = version
