@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -18,6 +17,7 @@ from app.ingest.load import FORMATS, load_surface
 from app.lockfile import dumps_json, dumps_toml, lock_document
 from app.model import Surface
 from app.problems import InputError
+from app.store.atomic import write_atomic
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
 DEFAULT_LOCKFILES = "lockfiles"
@@ -53,19 +53,8 @@ def write_output(text: str, destination: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    path = Path(destination)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(Path(destination), text.encode("utf-8"))
     except OSError as exc:
         raise CliError(f"{destination}: cannot write ({exc.strerror or exc})") from None
 
