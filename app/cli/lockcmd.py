@@ -1,81 +1,63 @@
-"""``mcp-governance``: the command-line face over the engine.
-
-Exit codes: 0 success, 1 a gate failed (``diff``/``check``), 2 bad input or usage (one
-line on stderr naming the file and the problem; never a traceback).
-"""
+"""``lock`` (write a lockfile, or post it to a service) and ``export``."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
-from typing import Callable, Sequence
 
-from app import __version__
-from app.ingest.load import FORMATS, load_surface
+from app.cli.common import (
+    EXIT_OK,
+    CliError,
+    add_input_format,
+    default_lockfiles,
+    progress,
+    read_input,
+    service_token,
+    write_output,
+)
+from app.ingest.load import load_surface
 from app.lockfile import dumps_json, dumps_toml, lock_document
 from app.model import Surface
 from app.problems import InputError
-from app.store.atomic import write_atomic
-
-EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
-DEFAULT_LOCKFILES = "lockfiles"
-
-
-class CliError(Exception):
-    """A problem to report in one line, with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def progress(message: str) -> None:
-    """Progress for people goes to stderr, so stdout stays clean for pipes."""
-    print(message, file=sys.stderr)
-
-
-def read_input(source: str, input_format: str | None, server: str | None = None,
-               server_version: str | None = None) -> Surface:
-    """A surface from a path, or from stdin when ``source`` is ``-``."""
-    if source == "-":
-        from app.ingest.load import surface_from_bytes
-
-        surface = surface_from_bytes(sys.stdin.buffer.read(), input_format, "<stdin>")
-        return load_surface(surface, server=server, server_version=server_version)
-    return load_surface(source, input_format=input_format, server=server, server_version=server_version)
-
-
-def write_output(text: str, destination: str) -> None:
-    """Write all or nothing: stdout for ``-``, else a temp file renamed into place."""
-    if destination == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        write_atomic(Path(destination), text.encode("utf-8"))
-    except OSError as exc:
-        raise CliError(f"{destination}: cannot write ({exc.strerror or exc})") from None
-
-
-# --- lock ----------------------------------------------------------------------------
 
 
 def cmd_lock(args: argparse.Namespace) -> int:
     surface = read_input(args.surface, args.input_format, args.server, args.server_version)
     if surface.server is None:
         raise CliError(f"{args.surface}: no server name in the input; pass --server NAME")
+    if args.url:
+        return _lock_remote(args, surface)
     destination = args.output or str(Path(args.lockfiles) / f"{surface.server}.lock.toml")
     generated_at = _unchanged_timestamp(destination, surface)
-    text = dumps_toml(lock_document(surface, generated_at))
-    write_output(text, destination)
+    write_output(dumps_toml(lock_document(surface, generated_at)), destination)
     if destination != "-":
         state = "unchanged" if generated_at else "written"
         progress(
             f"{destination}: {state} ({len(surface.tools)} tools, {len(surface.prompts)} prompts, "
             f"{len(surface.resources) + len(surface.resource_templates)} resources; {surface.integrity_digest})"
         )
+    return EXIT_OK
+
+
+def _lock_remote(args: argparse.Namespace, surface: Surface) -> int:
+    from app.client import GovernanceClient, GovernanceError
+
+    document = lock_document(surface)
+    with GovernanceClient(args.url, service_token(args)) as client:
+        try:
+            result = client.lock(surface.server or "", document, server_version=surface.server_version,
+                                 commit=args.commit, reason=args.reason, approved_by=args.approved_by)
+        except GovernanceError as exc:
+            breaking = exc.problem.get("deltas") or []
+            for delta in breaking:
+                progress(f"  [BREAKING] {delta.get('tool')}: {delta.get('description')}")
+            raise CliError(f"{args.url}: {exc}", code=1 if exc.status == 409 else 2) from None
+    body = result.body
+    state = f"locked as version {body['version']}" if result.created else f"unchanged (version {body['version']})"
+    progress(f"{surface.server}: {state} at {args.url} ({body['integrity_digest']})")
+    summary = body.get("diff", {}).get("summary", {})
+    if result.created and any(summary.values()):
+        progress("  changes: " + ", ".join(f"{count} {severity}" for severity, count in summary.items() if count))
     return EXIT_OK
 
 
@@ -92,9 +74,6 @@ def _unchanged_timestamp(destination: str, surface: Surface) -> str | None:
     return None
 
 
-# --- export --------------------------------------------------------------------------
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     surface = read_input(args.lockfile, args.input_format)
     if surface.server is None:
@@ -105,88 +84,51 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# --- parser --------------------------------------------------------------------------
-
-
-def _add_input_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--input-format",
-        choices=FORMATS,
-        metavar="FORMAT",
-        help=f"read the input as this format instead of detecting it ({', '.join(FORMATS)})",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mcp-governance",
-        description=(
-            "Govern the tool contracts of MCP servers: lock a known-good surface as a canonical "
-            "TOML lockfile, and compare what a server exposes now against it."
-        ),
-        epilog=(
-            "Inputs are detected automatically: an MCP tools/list result (or a bare list of tools, "
-            "or a JSON array of result pages), a `fastmcp inspect --format mcp` manifest, a Vurb / "
-            "MCP Fusion lockfile, or an mcp-governance lockfile (TOML or its JSON export). "
-            "Exit codes: 0 ok, 1 gate failed, 2 bad input or usage."
-        ),
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
+def register(commands: argparse._SubParsersAction) -> None:
     lock = commands.add_parser(
         "lock",
-        help="write the lockfile of a surface",
+        help="write the lockfile of a surface, or record it in a governance service",
         description=(
-            "Read a tool surface in any input format and write its canonical TOML lockfile "
-            "(default: lockfiles/<server>.lock.toml). Re-locking an identical surface leaves the file "
-            "untouched."
+            "Read a tool surface in any input format and write its canonical TOML lockfile (default: "
+            "lockfiles/<server>.lock.toml; re-locking an identical surface leaves the file untouched). With "
+            "--url, post it to a governance service instead, which keeps every version and refuses BREAKING "
+            "changes against the previous lock unless --approved-by is given (exit 1)."
         ),
-        epilog="Example: mcp-governance lock tools.json --server billing --server-version 2.4.0",
+        epilog=(
+            "Examples:\n"
+            "  mcp-governance lock tools.json --server billing --server-version 2.4.0\n"
+            "  mcp-governance lock tools.json --server billing --url http://governance:8000 --commit $GIT_SHA"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lock.add_argument("surface", metavar="SURFACE", help="the surface to lock (a file, or - for stdin)")
     lock.add_argument("--server", metavar="NAME",
                       help="server name (default: the input's server, serverName or serverInfo.name)")
     lock.add_argument("--server-version", metavar="V", help="server version to record")
     lock.add_argument("-o", "--output", metavar="PATH", help="where to write; - for stdout")
-    lock.add_argument("--lockfiles", metavar="DIR", default=os.environ.get("MCP_GOVERNANCE_LOCKFILES",
-                      DEFAULT_LOCKFILES), help="lockfile directory for the default output path "
-                      "(default: $MCP_GOVERNANCE_LOCKFILES or ./lockfiles)")
-    _add_input_format(lock)
+    lock.add_argument("--lockfiles", metavar="DIR", default=default_lockfiles(),
+                      help="lockfile directory for the default output path (default: $MCP_GOVERNANCE_LOCKFILES "
+                           "or ./lockfiles)")
+    lock.add_argument("--url", metavar="URL", help="record the lock in the governance service at URL")
+    lock.add_argument("--token", metavar="T", help="bearer token for --url (default: $MCP_GOVERNANCE_TOKEN)")
+    lock.add_argument("--approved-by", metavar="WHO", help="with --url: accept BREAKING changes, as WHO")
+    lock.add_argument("--commit", metavar="SHA", help="with --url: the commit being locked (audit log)")
+    lock.add_argument("--reason", metavar="TEXT", help="with --url: why (audit log)")
+    add_input_format(lock)
     lock.set_defaults(handler=cmd_lock)
 
     export = commands.add_parser(
         "export",
         help="print a lockfile as canonical JSON or TOML",
         description=(
-            "Read a lockfile (TOML, or its JSON export), verify its digests and print it. The JSON "
-            "export has sorted keys, 2-space indent, the same fields and digests, and schemas as JSON "
-            "objects; it can be read back by every command."
+            "Read a lockfile (TOML, or its JSON export), verify its digests and print it. The JSON export has "
+            "sorted keys, 2-space indent, the same fields and digests, and schemas as JSON objects; every "
+            "command reads it back."
         ),
         epilog="Example: mcp-governance export lockfiles/billing.lock.toml > billing.lock.json",
     )
     export.add_argument("lockfile", metavar="LOCKFILE", help="the lockfile (or - for stdin)")
     export.add_argument("--format", choices=("json", "toml"), default="json", help="output format (default: json)")
     export.add_argument("-o", "--output", metavar="PATH", default="-", help="where to write (default: stdout)")
-    _add_input_format(export)
+    add_input_format(export)
     export.set_defaults(handler=cmd_export)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
-    try:
-        return handler(args)
-    except InputError as exc:
-        print(f"mcp-governance: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except CliError as exc:
-        print(f"mcp-governance: error: {exc}", file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        print("mcp-governance: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK

@@ -71,10 +71,10 @@ class FileStore(LockStore):
     # -- paths ---------------------------------------------------------------------
 
     def current_path(self, server: str) -> Path:
-        return self.root / f"{server}{SUFFIX}"
+        return self.root / f"{_safe(server)}{SUFFIX}"
 
     def _dir(self, server: str) -> Path:
-        return self.state / server
+        return self.state / _safe(server)
 
     def _audit(self, server: str) -> Path:
         return self._dir(server) / "audit.jsonl"
@@ -281,6 +281,13 @@ class FileStore(LockStore):
         write_atomic(self._version_path(server, record.version), text)
         self._append_audit(record)
         return StoredLock(record, surface, text)
+
+
+def _safe(server: str) -> str:
+    """A server name is a file name, never a path (checked again here, whoever calls)."""
+    if not SERVER_NAME.match(server) or server in (".", ".."):
+        raise InputError(f"{server!r} is not a valid server name", "server")
+    return server
 
 
 def _read_audit(path: Path) -> list[VersionRecord]:

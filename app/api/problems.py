@@ -1,0 +1,87 @@
+"""Every error as ``application/problem+json`` (RFC 9457) with a stable ``code``;
+never a traceback, never a 500 for bad input."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
+
+from app.problems import InputError
+from app.service import ServiceError
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("mcp_governance.api")
+
+TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Payload too large",
+    415: "Unsupported media type",
+    422: "Unprocessable input",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+
+class ApiError(Exception):
+    """An HTTP refusal raised by the API layer itself (auth, media types, limits)."""
+
+    def __init__(self, status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+                 **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.headers, self.extra = status, code, detail, headers, extra
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+            **extra: Any) -> JSONResponse:
+    body = {"type": f"https://mcp-governance.dev/problems/{code}", "title": TITLES.get(status, "Error"),
+            "status": status, "detail": detail, "code": code, **extra}
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "invalid request"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path"))
+    return f"{where or 'request'}: {first.get('msg', 'invalid')}"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return problem(exc.status, exc.code, exc.detail, exc.headers, **exc.extra)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return problem(exc.status, exc.code, exc.detail, **exc.extra)
+
+    @app.exception_handler(InputError)
+    async def input_error(request: Request, exc: InputError) -> JSONResponse:
+        return problem(422, "invalid_input", str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return problem(422, "invalid_request", _validation_detail(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return problem(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem(500, "internal_error", "the service failed to handle this request; it is logged")

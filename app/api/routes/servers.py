@@ -1,0 +1,78 @@
+"""What MCP servers call: report the live surface, fetch awareness, render validation errors."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+
+from app.api import metrics
+from app.api.bodies import json_body, openapi_body, raw_surface, server_name, validated
+from app.api.models import LiveResponse, ValidationErrorBody, ValidationErrorResponse
+from app.api.security import Caller, require
+from app.service import Governance
+
+router = APIRouter(tags=["mcp servers"])
+
+
+@router.put(
+    "/servers/{server}/live",
+    summary="Report the surface a server exposes now (e.g. its tools/list result)",
+    response_model=LiveResponse,
+    openapi_extra=openapi_body(any_surface=True, toml="An mcp-governance TOML lockfile"),
+    responses={422: {"description": "Bad input"}},
+)
+async def put_live(server: str, request: Request, caller: Caller = Depends(require("report"))) -> LiveResponse:
+    server_name(server, "server")
+    surface = await raw_surface(request, server)
+    gov: Governance = request.app.state.governance
+    record = gov.report_live(server, surface)
+    result = record.result or {}
+    status = "unlocked" if record.lock_digest is None else (
+        "in-sync" if record.lock_digest == record.live_digest else "drifted")
+    return LiveResponse(server=server, live_digest=record.live_digest, reported_at=record.reported_at,
+                        lock_version=record.lock_version, lock_digest=record.lock_digest, status=status,
+                        maxSeverity=result.get("maxSeverity"), summary=result.get("summary", {}))
+
+
+@router.get(
+    "/servers/{server}/awareness",
+    summary="The <contract_awareness> section for one tool (and action), from the cached live diff",
+    response_class=Response,
+    responses={200: {"content": {"application/xml": {}}, "description": "The section"},
+               204: {"description": "Nothing relevant changed"},
+               404: {"description": "Unknown server or tool"}},
+)
+def get_awareness(
+    server: str,
+    request: Request,
+    tool: str = Query(..., min_length=1, description="The tool, or tool.action"),
+    action: str | None = Query(None, description="The action of a grouped tool"),
+    max: int = Query(5, ge=1, le=20, description="At most this many changes"),
+    caller: Caller = Depends(require("report", "read")),
+) -> Response:
+    server_name(server, "server")
+    gov: Governance = request.app.state.governance
+    text = gov.awareness(server, tool, action, max)
+    if not text:
+        metrics.AWARENESS.labels("empty").inc()
+        return Response(status_code=204)
+    metrics.AWARENESS.labels("hit").inc()
+    return Response(text, media_type="application/xml")
+
+
+@router.post(
+    "/servers/{server}/validation-error",
+    summary="A tool call's arguments (or the server's own problems) in, the <validation_error> out",
+    response_model=ValidationErrorResponse,
+    openapi_extra=openapi_body(ValidationErrorBody),
+    responses={404: {"description": "Unknown server or tool"}, 422: {"description": "Bad input"}},
+)
+async def post_validation_error(server: str, request: Request,
+                                caller: Caller = Depends(require("report", "read"))) -> ValidationErrorResponse:
+    server_name(server, "server")
+    body = validated(ValidationErrorBody, await json_body(request))
+    gov: Governance = request.app.state.governance
+    issues = [issue.model_dump() for issue in body.issues] if body.issues is not None else None
+    valid, xml = gov.validation_error(server, body.tool, body.action, arguments=body.arguments, issues=issues,
+                                      max_changes=body.max)
+    return ValidationErrorResponse(valid=valid, xml=xml)

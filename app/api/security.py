@@ -1,0 +1,80 @@
+"""Bearer tokens with scopes and server-name patterns.
+
+Tokens are configured as sha256 hashes and compared in constant time; they are never
+logged. With no tokens configured the service is open (and says so loudly at start).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Callable
+
+from fastapi import Request
+
+from app.api.problems import ApiError
+from app.config import TokenGrant
+
+BEARER = {"WWW-Authenticate": 'Bearer realm="mcp-governance"'}
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: a token's grant, or nobody in particular when auth is off."""
+
+    grant: TokenGrant | None
+
+    @property
+    def name(self) -> str | None:
+        return self.grant.name if self.grant else None
+
+    def allows(self, scope: str) -> bool:
+        return self.grant is None or self.grant.allows(scope)
+
+    def covers(self, server: str) -> bool:
+        return self.grant is None or self.grant.covers(server)
+
+    def check_server(self, server: str) -> None:
+        if not self.covers(server):
+            raise ApiError(403, "forbidden_server", f"this token may not act on server {server!r}")
+
+
+def _match(grants: tuple[TokenGrant, ...], token: str) -> TokenGrant | None:
+    presented = hashlib.sha256(token.encode("utf-8")).hexdigest().encode()
+    found = None
+    for grant in grants:  # every grant is compared, so timing says nothing about which matched
+        if hmac.compare_digest(presented, grant.sha256.encode()):
+            found = grant
+    return found
+
+
+def authenticate(request: Request) -> Caller:
+    grants: tuple[TokenGrant, ...] = request.app.state.settings.tokens
+    if not grants:
+        return Caller(None)
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "unauthorized", "a bearer token is required", BEARER)
+    grant = _match(grants, token.strip())
+    if grant is None:
+        raise ApiError(401, "unauthorized", "the bearer token is not valid", BEARER)
+    return Caller(grant)
+
+
+def require(*scopes: str) -> Callable[[Request], Caller]:
+    """A dependency: the caller must hold one of ``scopes`` (admin holds them all), and,
+    when the route names a server in its path, be allowed on that server."""
+
+    def dependency(request: Request) -> Caller:
+        caller = authenticate(request)
+        if not any(caller.allows(scope) for scope in scopes):
+            raise ApiError(403, "forbidden_scope", f"this token lacks the {' or '.join(scopes)} scope")
+        server = request.path_params.get("server")
+        if server is not None:
+            caller.check_server(server)
+        return caller
+
+    dependency.__name__ = f"require_{'_'.join(scopes)}"
+    return dependency

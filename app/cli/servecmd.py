@@ -1,0 +1,52 @@
+"""``serve``: run the governance service with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+
+from app.cli.common import EXIT_OK, default_lockfiles, progress
+from app.config import load_settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = load_settings(args.lockfiles, args.config)  # fail fast, with the place named
+    settings.lockfiles.mkdir(parents=True, exist_ok=True)
+    os.environ["MCP_GOVERNANCE_LOCKFILES"] = str(settings.lockfiles)
+    if settings.config_path is not None:
+        os.environ["MCP_GOVERNANCE_CONFIG"] = str(settings.config_path)
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mcp-governance-metrics-")
+    auth = f"{len(settings.tokens)} token(s)" if settings.auth_enabled else "auth OFF (no tokens configured)"
+    progress(f"mcp-governance: serving {settings.lockfiles} on http://{args.host}:{args.port} "
+             f"({args.workers} worker(s), {auth})")
+    uvicorn.run("app.api:app_from_environment", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level, access_log=args.access_log)
+    return EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run the governance service (HTTP API)",
+        description=(
+            "Run the HTTP API on the lockfile store. OpenAPI at /docs and /openapi.json. Without tokens in the "
+            "config (or MCP_GOVERNANCE_TOKENS) the service is open, and says so at start."
+        ),
+        epilog="Example: mcp-governance serve --lockfiles lockfiles --config mcp-governance.toml --workers 4",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--lockfiles", metavar="DIR", default=default_lockfiles(),
+                       help="the lockfile store (default: $MCP_GOVERNANCE_LOCKFILES or ./lockfiles)")
+    serve.add_argument("--config", metavar="FILE", default=os.environ.get("MCP_GOVERNANCE_CONFIG"),
+                       help="config TOML: tokens, policy, body limit (default: $MCP_GOVERNANCE_CONFIG)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default: 1)")
+    serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
+                       help="log level (default: info)")
+    serve.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+                       help="log every request (default: on)")
+    serve.set_defaults(handler=cmd_serve)

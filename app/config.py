@@ -1,0 +1,154 @@
+"""Service settings: where the store is, who may do what, and the limits.
+
+From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment::
+
+    # mcp-governance.toml
+    policy = "policy.toml"            # optional: severity overrides and ignores (see app/policy.py)
+    max_body_bytes = 16777216         # optional: request body limit (default 16 MiB)
+
+    [[tokens]]
+    name = "release-pipeline"         # shown in the audit log as "who" when the request names nobody
+    sha256 = "9f86d081884c7d65..."    # sha256 hex of the bearer token; the token itself is never stored
+    scopes = ["read", "lock"]         # read, report, lock, approve, admin (admin implies all)
+    servers = ["billing", "pay-*"]    # optional server-name globs; default: every server
+
+``MCP_GOVERNANCE_TOKENS`` may add tokens as a JSON list of the same objects; there (and only
+there) an entry may carry the plain ``token`` instead of its ``sha256``, hashed at load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from app.problems import InputError
+
+SCOPES = ("read", "report", "lock", "approve", "admin")
+DEFAULT_MAX_BODY = 16 * 1024 * 1024
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class TokenGrant:
+    """What one bearer token may do."""
+
+    name: str
+    sha256: str
+    scopes: frozenset[str]
+    servers: tuple[str, ...] = ("*",)
+
+    def allows(self, scope: str) -> bool:
+        return "admin" in self.scopes or scope in self.scopes
+
+    def covers(self, server: str) -> bool:
+        return any(fnmatchcase(server, pattern) for pattern in self.servers)
+
+
+@dataclass(frozen=True)
+class Settings:
+    lockfiles: Path = Path("lockfiles")
+    tokens: tuple[TokenGrant, ...] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    policy: Path | None = None
+    config_path: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def auth_enabled(self) -> bool:
+        return bool(self.tokens)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _grant(entry: Any, where: str, allow_plain: bool) -> TokenGrant:
+    if not isinstance(entry, dict):
+        raise InputError("expected a table with name, sha256 and scopes", where)
+    unknown = sorted(set(entry) - {"name", "sha256", "token", "scopes", "servers"})
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}", where)
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError("missing name", where)
+    digest = entry.get("sha256")
+    if "token" in entry:
+        if not allow_plain:
+            raise InputError("plain tokens do not belong in a config file; store its sha256 instead", f"{where}.token")
+        if not isinstance(entry["token"], str) or len(entry["token"]) < 16:
+            raise InputError("a token must be a string of at least 16 characters", f"{where}.token")
+        digest = hash_token(entry["token"])
+    if not isinstance(digest, str) or not _HEX64.match(digest.lower()):
+        raise InputError("missing or not a sha256 hex digest", f"{where}.sha256")
+    scopes = entry.get("scopes")
+    if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) for s in scopes):
+        raise InputError(f"expected a non-empty list of scopes ({', '.join(SCOPES)})", f"{where}.scopes")
+    bad = sorted(set(scopes) - set(SCOPES))
+    if bad:
+        raise InputError(f"unknown scope {bad[0]!r} (one of: {', '.join(SCOPES)})", f"{where}.scopes")
+    servers = entry.get("servers", ["*"])
+    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) and s for s in servers):
+        raise InputError("expected a non-empty list of server-name globs", f"{where}.servers")
+    return TokenGrant(name, digest.lower(), frozenset(scopes), tuple(servers))
+
+
+def load_settings(
+    lockfiles: str | Path | None = None,
+    config: str | Path | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
+    """Settings from arguments, then the environment, then the config file."""
+    env = os.environ if environ is None else environ
+    lockfiles = lockfiles or env.get("MCP_GOVERNANCE_LOCKFILES") or "lockfiles"
+    config = config or env.get("MCP_GOVERNANCE_CONFIG") or None
+    data: dict[str, Any] = {}
+    config_path = Path(config) if config else None
+    if config_path is not None:
+        where = str(config_path)
+        try:
+            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError("no such file", where) from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"invalid TOML: {exc}", where) from None
+        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy"})
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r}", where)
+    tokens = [_grant(entry, f"{config_path}: tokens[{i}]", allow_plain=False)
+              for i, entry in enumerate(data.get("tokens", []))]
+    raw_env_tokens = env.get("MCP_GOVERNANCE_TOKENS")
+    if raw_env_tokens:
+        try:
+            entries = json.loads(raw_env_tokens)
+        except ValueError:
+            raise InputError("expected a JSON list of token objects", "MCP_GOVERNANCE_TOKENS") from None
+        if not isinstance(entries, list):
+            raise InputError("expected a JSON list of token objects", "MCP_GOVERNANCE_TOKENS")
+        tokens += [_grant(entry, f"MCP_GOVERNANCE_TOKENS[{i}]", allow_plain=True) for i, entry in enumerate(entries)]
+    max_body = env.get("MCP_GOVERNANCE_MAX_BODY_BYTES") or data.get("max_body_bytes", DEFAULT_MAX_BODY)
+    try:
+        max_body = int(max_body)
+        if max_body <= 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError("must be a positive number of bytes", "max_body_bytes") from None
+    policy = data.get("policy")
+    policy_path = None
+    if policy is not None:
+        if not isinstance(policy, str):
+            raise InputError("expected a path", f"{config_path}: policy")
+        policy_path = (config_path.parent / policy) if config_path else Path(policy)
+    return Settings(
+        lockfiles=Path(lockfiles),
+        tokens=tuple(tokens),
+        max_body_bytes=max_body,
+        policy=policy_path,
+        config_path=config_path,
+    )

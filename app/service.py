@@ -1,0 +1,379 @@
+"""The governance service: the engine and the store put together, with no HTTP in it.
+
+The API routes and the CLI call these methods. Everything that diffs happens at lock
+time or when a server reports its live surface; the awareness path only reads what was
+computed then (it is on every MCP server's error path).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from app.awareness import render_awareness, render_validation_error
+from app.diff import DiffResult, Severity, diff
+from app.diff.serialize import result_from_json
+from app.lockfile import lock_document, read_document, utc_now, write_surface
+from app.model import Surface, Tool
+from app.policy import Policy
+from app.store import CorruptLockfile, LiveRecord, LockStore, StoredLock, VersionRecord
+from app.validation import validate_arguments
+
+JSON = Any
+
+
+class ServiceError(Exception):
+    """A refusal with a stable code the API turns into problem+json."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class NotFound(ServiceError):
+    status, code = 404, "not_found"
+
+
+class NeedsApproval(ServiceError):
+    status, code = 409, "approval_required"
+
+
+class PreconditionFailed(ServiceError):
+    status, code = 412, "precondition_failed"
+
+
+class Corrupt(ServiceError):
+    status, code = 409, "lockfile_corrupt"
+
+
+@dataclass(frozen=True)
+class LockOutcome:
+    created: bool
+    record: VersionRecord
+    result: DiffResult
+
+
+@dataclass(frozen=True)
+class LockRequest:
+    """Who asks for a lock and why (recorded in the audit log)."""
+
+    who: str | None = None
+    commit: str | None = None
+    reason: str | None = None
+    approved_by: str | None = None
+    may_approve: bool = True
+    """False when auth is on and the token lacks the ``approve`` scope."""
+    if_match: str | None = None
+
+
+def empty_surface(server: str) -> Surface:
+    return Surface(server=server, source_format="none")
+
+
+def summarizer(policy: Policy | None) -> Callable[[Surface | None, Surface], tuple[dict[str, int], str | None]]:
+    """Counts and max severity of a version against the one before it (what the store
+    records for a lockfile committed by hand)."""
+
+    def summarize(previous: Surface | None, surface: Surface) -> tuple[dict[str, int], str | None]:
+        result = diff(previous or empty_surface(surface.server or ""), surface, policy)
+        return result.summary, result.max_severity.value if result.max_severity else None
+
+    return summarize
+
+
+@dataclass
+class _LiveView:
+    """A live record parsed once per process (the awareness hot path reuses it)."""
+
+    record: LiveRecord
+    result: DiffResult | None
+    tools: frozenset[str]
+    surface: Surface | None = None
+    rendered: "OrderedDict[tuple[str, str | None, int], str]" = field(default_factory=OrderedDict)
+
+
+class Governance:
+    RENDER_CACHE = 512
+
+    def __init__(self, store: LockStore, policy: Policy | None = None) -> None:
+        self.store = store
+        self.policy = policy
+        """One policy for every server: its per-server sections apply by server name."""
+        self._views: dict[str, _LiveView] = {}
+        self._views_lock = threading.Lock()
+
+    # -- diffing -------------------------------------------------------------------
+
+    def diff(self, before: Surface, after: Surface) -> DiffResult:
+        return diff(before, after, self.policy)
+
+    # -- locks ---------------------------------------------------------------------
+
+    def current(self, server: str) -> StoredLock | None:
+        try:
+            return self.store.current(server)
+        except CorruptLockfile as exc:
+            raise Corrupt(str(exc), server=server) from None
+
+    def lock(self, server: str, surface: Surface, request: LockRequest) -> LockOutcome:
+        """Record a known-good surface: idempotent for an unchanged digest, refused when it
+        breaks the previous lock without approval or when If-Match names another digest."""
+        surface = replace(surface, server=server)
+        with self.store.exclusive():
+            try:
+                current = self.store.current(server)
+                previous_surface = current.surface if current else None
+            except CorruptLockfile:
+                current = None
+                history = self.store.history(server)
+                previous_surface = self.store.version(server, history[-1].version).surface if history else None
+            history = self.store.history(server)
+            current_digest = current.record.integrity_digest if current else None
+            if request.if_match is not None and request.if_match.strip('"') != (current_digest or ""):
+                raise PreconditionFailed(
+                    f"If-Match {request.if_match!r} does not name the current digest", current=current_digest)
+            if current is not None and current_digest == surface.integrity_digest:
+                return LockOutcome(False, current.record, self.diff(current.surface, current.surface))
+            result = self.diff(previous_surface or empty_surface(server), surface)
+            breaking = [d for d in result.deltas if d.severity is Severity.BREAKING]
+            approved = bool(request.approved_by) and request.may_approve
+            if breaking and not approved:
+                why = ("approved_by needs a token with the approve scope" if request.approved_by
+                       else "set approved_by to accept them")
+                raise NeedsApproval(
+                    f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
+                    deltas=[d.to_json() for d in breaking])
+            now = utc_now()
+            last = history[-1] if history else None
+            record = VersionRecord(
+                server=server,
+                version=(last.version + 1) if last else 1,
+                integrity_digest=surface.integrity_digest,
+                previous_digest=current_digest if current else (last.integrity_digest if last else None),
+                locked_at=now,
+                who=request.who,
+                commit=request.commit,
+                reason=request.reason,
+                approved_by=request.approved_by,
+                server_version=surface.server_version,
+                summary=result.summary if previous_surface else {},
+                max_severity=(result.max_severity.value if result.max_severity else None) if previous_surface else None,
+            )
+            self.store.append_version(record, write_surface(surface, now).encode("utf-8"))
+            self._refresh_live(server)
+        return LockOutcome(True, record, result)
+
+    # -- live surfaces -------------------------------------------------------------
+
+    def report_live(self, server: str, surface: Surface) -> LiveRecord:
+        """An MCP server reports what it exposes now: diff it against the lock once, keep it."""
+        surface = replace(surface, server=server)
+        with self.store.exclusive():
+            record = self._live_record(server, surface, utc_now())
+            self.store.save_live(record)
+        return record
+
+    def _live_record(self, server: str, surface: Surface, reported_at: str) -> LiveRecord:
+        try:
+            current = self.store.current(server)
+        except CorruptLockfile:
+            current = None
+        result = self.diff(current.surface, surface) if current else None
+        return LiveRecord(
+            server=server,
+            reported_at=reported_at,
+            live_digest=surface.integrity_digest,
+            surface_document=lock_document(surface, reported_at),
+            lock_version=current.record.version if current else None,
+            lock_digest=current.record.integrity_digest if current else None,
+            locked_at=current.record.locked_at if current else None,
+            result=result.to_json() if result else None,
+        )
+
+    def _refresh_live(self, server: str) -> None:
+        """A new lock: recompute the cached live diff against it (under the store lock)."""
+        live = self.store.live(server)
+        if live is None:
+            return
+        surface = read_document(live.surface_document)
+        self.store.save_live(self._live_record(server, surface, live.reported_at))
+
+    def reconcile(self) -> None:
+        """Pick up lockfiles committed by hand and bring live diffs up to date with them."""
+        for server in self.store.servers():
+            try:
+                current = self.store.current(server)
+            except CorruptLockfile:
+                continue
+            live = self.store.live(server)
+            if live is not None and current is not None and live.lock_digest != current.record.integrity_digest:
+                with self.store.exclusive():
+                    self._refresh_live(server)
+
+    def live_view(self, server: str) -> _LiveView | None:
+        record = self.store.live(server)
+        if record is None:
+            return None
+        view = self._views.get(server)
+        if view is not None and view.record is record:
+            return view
+        result = result_from_json(record.result, record.lock_digest or "", record.live_digest) if record.result else None
+        tools = frozenset(record.surface_document.get("tools", {}))
+        view = _LiveView(record, result, tools)
+        with self._views_lock:
+            self._views[server] = view
+        return view
+
+    def live_surface(self, server: str) -> Surface | None:
+        view = self.live_view(server)
+        if view is None:
+            return None
+        if view.surface is None:
+            view.surface = read_document(view.record.surface_document)
+        return view.surface
+
+    # -- awareness and validation errors -------------------------------------------
+
+    def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5) -> str:
+        """The ``<contract_awareness>`` section from the cached live diff ('' when nothing
+        is relevant). Raises NotFound for an unknown server or tool."""
+        view = self.live_view(server)
+        if view is None:
+            current = self.current(server)
+            if current is None:
+                raise NotFound(f"unknown server {server!r}", server=server)
+            if self._tool_name(tool, current.surface.tools) is None:
+                raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
+            return ""
+        if self._tool_name(tool, view.tools) is None:
+            raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
+        if view.result is None:
+            return ""
+        key = (tool, action, max_changes)
+        cached = view.rendered.get(key)
+        if cached is None:
+            cached = render_awareness(view.result, tool, action, max_changes,
+                                      lock_version=view.record.lock_version, locked_at=view.record.locked_at)
+            with self._views_lock:
+                view.rendered[key] = cached
+                if len(view.rendered) > self.RENDER_CACHE:
+                    view.rendered.popitem(last=False)
+        return cached
+
+    @staticmethod
+    def _tool_name(tool: str, tools: Any) -> str | None:
+        """The tool a request names: exact, or the ``tool.action`` flat form."""
+        if tool in tools:
+            return tool
+        head = tool.split(".", 1)[0]
+        return head if "." in tool and head in tools else None
+
+    def validation_error(self, server: str, tool: str, action: str | None, *, arguments: Any = None,
+                         issues: list[Any] | None = None, max_changes: int = 5) -> tuple[bool, str]:
+        """Validate arguments against the tool's live input schema (or take the server's own
+        problems) and render the ``<validation_error>`` with awareness embedded."""
+        surface = self.live_surface(server)
+        if surface is None:
+            current = self.current(server)
+            if current is None:
+                raise NotFound(f"unknown server {server!r}", server=server)
+            surface = current.surface
+        name = self._tool_name(tool, surface.tools)
+        if name is None:
+            raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
+        if name != tool and action is None:
+            action = tool[len(name) + 1:]
+        spec = surface.tools[name]
+        if issues is None:
+            action = action or _discriminated_action(spec, arguments)
+            problems = validate_arguments(input_schema_for(spec, action), arguments)
+            if not problems:
+                return True, ""
+        else:
+            problems = issues
+        awareness = self.awareness(server, name, action, max_changes)
+        return False, render_validation_error(name, action, problems, awareness)
+
+
+def _discriminated_action(tool: Tool, arguments: Any) -> str | None:
+    if not tool.actions or not isinstance(arguments, dict):
+        return None
+    discriminator = next(iter(tool.actions.values())).discriminator
+    value = arguments.get(discriminator) if discriminator else None
+    return value if isinstance(value, str) and value in tool.actions else None
+
+
+def input_schema_for(tool: Tool, action: str | None) -> JSON:
+    """The schema arguments are checked against: the action's branch (with the tool's
+    shared keywords and definitions) for a grouped tool, else the whole input schema."""
+    schema = tool.input_schema or {}
+    branch = tool.actions.get(action) if action else None
+    if branch is None or branch.schema is None or branch.keyword is None:
+        return schema
+    shared = {key: value for key, value in schema.items() if key != branch.keyword}
+    return {**shared, "allOf": [*shared.get("allOf", []), branch.schema]}
+
+
+# -- dashboards ------------------------------------------------------------------------
+
+def _counts(result: dict[str, JSON] | None) -> dict[str, int]:
+    return dict(result.get("summary", {})) if result else {s.value: 0 for s in Severity}
+
+
+def server_status(gov: Governance, server: str) -> dict[str, JSON]:
+    """One dashboard row: lock, live drift, worst change, counts."""
+    live = gov.store.live(server)
+    try:
+        current = gov.store.current(server)
+        corrupt = False
+    except CorruptLockfile:
+        current, corrupt = None, True
+    if corrupt:
+        status = "corrupt"
+    elif current is None:
+        status = "unlocked"
+    elif live is None:
+        status = "unreported"
+    else:
+        status = "in-sync" if live.live_digest == current.record.integrity_digest else "drifted"
+    result = live.result if live is not None and current is not None else None
+    return {
+        "server": server,
+        "version": current.record.version if current else None,
+        "locked_at": current.record.locked_at if current else None,
+        "lock_digest": current.record.integrity_digest if current else None,
+        "live_digest": live.live_digest if live else None,
+        "status": status,
+        "maxSeverity": result.get("maxSeverity") if result else None,
+        "counts": _counts(result),
+        "last_reported": live.reported_at if live else None,
+    }
+
+
+def tool_statuses(gov: Governance, server: str) -> list[dict[str, JSON]]:
+    """Per tool of the live diff: unchanged / changed / added / removed, worst change, counts."""
+    live = gov.store.live(server)
+    if live is None or not live.result:
+        current = gov.current(server)
+        if current is not None:
+            names = sorted(current.surface.tools)
+        else:
+            names = sorted(live.surface_document.get("tools", {})) if live else []
+        return [{"tool": name, "status": "unchanged", "maxSeverity": None, "counts": _counts(None)} for name in names]
+    tools = live.result.get("tools", {})
+    rows = []
+    for status in ("removed", "added", "changed", "unchanged"):
+        for name in tools.get(status, []):
+            counts = {s.value: 0 for s in Severity}
+            for delta in live.result.get("deltas", []):
+                if delta.get("tool") == name:
+                    counts[delta["severity"]] += 1
+            worst = next((s.value for s in Severity if counts[s.value]), None)
+            rows.append({"tool": name, "status": status, "maxSeverity": worst, "counts": counts})
+    return sorted(rows, key=lambda row: row["tool"])
