@@ -94,9 +94,11 @@ def tools_lists(draw: st.DrawFn, max_tools: int = 4) -> dict[str, JSON]:
     return {"tools": [draw(tool_dicts(name)) for name in tool_names]}
 
 
-def shuffled(value: JSON, rng: random.Random, schema_position: bool = False, sets: bool = True) -> JSON:
+def shuffled(value: JSON, rng: random.Random, schema_position: bool = False, sets: bool = True,
+             top: bool = True) -> JSON:
     """A copy with every object's keys and the tool list reordered, and (with ``sets``)
-    the set-like ``required``/``type`` lists of schemas too."""
+    the set-like ``required``/``type`` lists of schemas too. Only the top-level ``tools``
+    list is a tool list: a ``tools`` key inside a value (an enum, a default) is data."""
     if isinstance(value, dict):
         items = list(value.items())
         rng.shuffle(items)
@@ -107,20 +109,21 @@ def shuffled(value: JSON, rng: random.Random, schema_position: bool = False, set
                 rng.shuffle(child)
                 out[key] = child
             elif schema_position and key in SCHEMA_MAP_KEYWORDS and isinstance(child, dict):
-                out[key] = {k: shuffled(v, rng, True, sets) for k, v in _shuffled_items(child, rng)}
+                out[key] = {k: shuffled(v, rng, True, sets, False) for k, v in _shuffled_items(child, rng)}
             elif schema_position and (key in SCHEMA_KEYWORDS or key in SCHEMA_LIST_KEYWORDS):
-                out[key] = [shuffled(v, rng, True, sets) for v in child] if isinstance(child, list) else shuffled(child, rng, True, sets)
+                out[key] = ([shuffled(v, rng, True, sets, False) for v in child] if isinstance(child, list)
+                            else shuffled(child, rng, True, sets, False))
             elif key in ("inputSchema", "outputSchema"):
-                out[key] = shuffled(child, rng, True, sets)
-            elif key == "tools" and isinstance(child, list):
-                tools = [shuffled(tool, rng, sets=sets) for tool in child]
+                out[key] = shuffled(child, rng, True, sets, False)
+            elif key == "tools" and top and isinstance(child, list):
+                tools = [shuffled(tool, rng, sets=sets, top=False) for tool in child]
                 rng.shuffle(tools)
                 out[key] = tools
             else:
-                out[key] = shuffled(child, rng, sets=sets)
+                out[key] = shuffled(child, rng, sets=sets, top=False)
         return out
     if isinstance(value, list):
-        return [shuffled(item, rng, sets=sets) for item in value]
+        return [shuffled(item, rng, sets=sets, top=top) for item in value]
     return value
 
 
