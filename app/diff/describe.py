@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.diff.schema_effective import FALSE_SCHEMA
+
 JSON = Any
 MAX_LABEL = 120
 
@@ -56,7 +58,9 @@ def types_of(schema: JSON) -> list[str]:
 
 
 def type_label(schema: JSON) -> str:
-    """``string``, ``string or null``, ``array of string``, ``any``."""
+    """``string``, ``string or null``, ``array of string``, ``any``; ``no value`` for ``false``."""
+    if schema is False or schema == FALSE_SCHEMA:
+        return "no value"
     types = types_of(schema)
     if not types:
         if isinstance(schema, dict) and ("const" in schema or "enum" in schema):
@@ -84,7 +88,7 @@ def schema_summary(schema: JSON) -> str:
     """What a value must be: type, then the values it may take and its limits."""
     if schema is True or schema == {}:
         return "any value"
-    if schema is False:
+    if schema is False or schema == FALSE_SCHEMA:
         return "no value"
     if not isinstance(schema, dict):
         return value_label(schema)

@@ -12,6 +12,7 @@ with deepdiff and reported as ``unclassified``, so nothing is dropped silently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any, Callable, Protocol
@@ -26,6 +27,7 @@ from app.diff.schema_effective import (
     UNION_KEYWORDS,
     Node,
     as_object,
+    is_false,
     bound_relation,
     count_relation,
     is_closed,
@@ -37,7 +39,7 @@ from app.diff.schema_effective import (
     value_set,
 )
 from app.jsonio import canonical_json
-from app.schemas import escape_pointer_token
+from app.schemas import escape_pointer_token, resolve_local_ref
 
 JSON = Any
 MAX_DEPTH = 64
@@ -73,7 +75,9 @@ class SchemaComparer:
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
-        self._visited: set[tuple[str | None, str | None, str]] = set()
+        self._active: set[tuple[str, str]] = set()
+        """Locations of the places being compared on the current path (recursion guard)."""
+        self._refs_equal: dict[str, bool] = {}
 
     # -- entry ---------------------------------------------------------------------
 
@@ -94,23 +98,54 @@ class SchemaComparer:
         self.sink(kind, pair, at, before, after, name=pair.name, **facts)
 
     def walk(self, pair: Pair, depth: int) -> None:
-        b, a = pair.before.schema, pair.after.schema
-        if b == a and canonical_json(b) == canonical_json(a) and not _has_ref(b) and not _has_ref(a):
+        if self._same(pair.before, pair.after):
             return
-        pair = _lift_to_union(pair)
+        pair = _lift(_lift(pair, UNION_KEYWORDS), ("allOf",))
         b, a = pair.before.schema, pair.after.schema
-        guard = (pair.before.ref_target, pair.after.ref_target, pair.field)
-        if pair.before.ref_target and pair.after.ref_target:
-            if guard in self._visited:
-                return  # a recursive schema: this place was already compared
-            self._visited.add(guard)
-        if depth > MAX_DEPTH:
-            self.emit("unclassified", pair, pair.after.pointer, None, None, detail="schema nested too deeply to compare")
-            return
-        for keywords, check in CHECKS:
-            if any(keyword in b or keyword in a for keyword in keywords):
-                check(self, pair, depth)
-        self._unclassified(pair)
+        guard = None
+        if pair.before.location is not None and pair.after.location is not None and not (
+                pair.before.lifted or pair.after.lifted):
+            guard = (pair.before.location, pair.after.location)
+            if guard in self._active:
+                return  # round a recursive schema: this place is being compared further up
+            self._active.add(guard)
+        try:
+            if depth > MAX_DEPTH:
+                self.emit("unclassified", pair, pair.after.pointer, None, None,
+                          detail="schema nested too deeply to compare")
+                return
+            for keywords, check in CHECKS:
+                if any(keyword in b or keyword in a for keyword in keywords):
+                    check(self, pair, depth)
+            self._unclassified(pair)
+        finally:
+            if guard is not None:
+                self._active.discard(guard)
+
+    def _same(self, before: Node, after: Node) -> bool:
+        """Equal text, and every ``$ref`` it reaches (transitively) leads to equal text on both
+        sides: then the two places admit the same values and there is nothing to walk."""
+        b, a = before.schema, after.schema
+        if b != a or canonical_json(b) != canonical_json(a):
+            return False
+        pending = list(_refs(b))
+        while pending:
+            ref = pending.pop()
+            known = self._refs_equal.get(ref)
+            if known is False:
+                return False
+            if known:
+                continue
+            b_target = resolve_local_ref(before.root, ref) if ref.startswith("#") else None
+            a_target = resolve_local_ref(after.root, ref) if ref.startswith("#") else None
+            equal = b_target is not None and a_target is not None and canonical_json(b_target) == canonical_json(a_target)
+            if not equal and not ref.startswith("#"):
+                equal = True  # a remote reference is not followed: equal text is all we can compare
+            self._refs_equal[ref] = equal
+            if not equal:
+                return False
+            pending.extend(_refs(b_target))
+        return True
 
     def child(self, pair: Pair, before_raw: JSON, after_raw: JSON, tokens: tuple[str, ...], label: str,
               required_before: bool = False, required_after: bool = False) -> Pair:
@@ -137,8 +172,8 @@ class SchemaComparer:
                 tokens = [str(token) for token in item.path(output_format="list")]
                 keyword = tokens[0] if tokens else ""
                 removed = report_type.endswith("_removed")
-                base = pair.before.pointer if removed else pair.after.pointer
-                at = base + "".join("/" + escape_pointer_token(t) for t in tokens)
+                node = pair.before if removed else pair.after
+                at = node.at(tokens[0], *tokens[1:]) if tokens else node.pointer
                 before = None if item.t1 is _NOT_PRESENT or report_type.endswith("_added") else value_label(item.t1)
                 after = None if item.t2 is _NOT_PRESENT or removed else value_label(item.t2)
                 self.emit("unclassified", pair, at, before, after, keyword=keyword,
@@ -155,18 +190,20 @@ except ImportError:  # pragma: no cover - older deepdiff
     _NOT_PRESENT = _NotPresentMarker()
 
 
-def _has_ref(schema: JSON) -> bool:
-    """Whether a subtree holds a ``$ref`` (whose target may differ though the text is equal)."""
+def _refs(schema: JSON) -> set[str]:
+    """Every ``$ref`` string in a subtree."""
+    found: set[str] = set()
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if "$ref" in node:
-                return True
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                found.add(ref)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return False
+    return found
 
 
 # --- checks: each owns its keywords ----------------------------------------------------
@@ -184,7 +221,8 @@ def check(*keywords: str) -> Callable[[Check], Check]:
 
 
 def _kw_path(node: Node, keyword: str) -> str:
-    return f"{node.pointer}/{escape_pointer_token(keyword)}"
+    """Where a keyword of a node is written (draft-07 and collapsed spellings included)."""
+    return node.at(keyword)
 
 
 @check("type")
@@ -192,7 +230,8 @@ def check_type(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
     relation = type_relation(type_set(b), type_set(a))
     if relation:
-        cmp.emit(f"type.{relation}", pair, _kw_path(pair.after, "type"), type_label(b), type_label(a))
+        node = pair.after if "type" in a or is_false(a) else pair.before
+        cmp.emit(f"type.{relation}", pair, _kw_path(node, "type"), type_label(b), type_label(a))
 
 
 @check("enum", "const")
@@ -213,7 +252,8 @@ def check_values(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         cmp.emit(kind, pair, _kw_path(pair.before, "const" if "const" in b else "enum"), label, None, schema=a)
         return
     assert before is not None and after is not None
-    if len(before) == 1 and len(after) == 1 and "const" in b and "const" in a:
+    if len(before) == 1 and len(after) == 1:
+        # enum ["a"] is const "a" (RULES.md principle 2): one fixed value replaced by another
         cmp.emit("const.changed", pair, at, values_label(list(before.values())), allowed, allowed=allowed, schema=a)
         return
     for key in sorted(before.keys() - after.keys()):
@@ -287,13 +327,12 @@ def check_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     a_props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
     b_req = {n for n in b.get("required", []) if isinstance(n, str)} if isinstance(b.get("required"), list) else set()
     a_req = {n for n in a.get("required", []) if isinstance(n, str)} if isinstance(a.get("required"), list) else set()
-    closed_after = is_closed(a, "additionalProperties") or is_closed(a, "unevaluatedProperties")
     for name in sorted(b_props.keys() - a_props.keys()):
         node = pair.before.child(b_props[name], "properties", name)
         field, display = _join(pair.field, pair.name, name)
         sub = replace(pair, field=field, name=display)
         cmp.sink("property.removed", sub, node.pointer, schema_summary(node.schema), None, name=display,
-                 closed=closed_after, required=name in b_req, schema=node.schema)
+                 closed=_refuses_undeclared(pair.after, name, node), required=name in b_req, schema=node.schema)
     for name in sorted(a_props.keys() - b_props.keys()):
         node = pair.after.child(a_props[name], "properties", name)
         field, display = _join(pair.field, pair.name, name)
@@ -329,11 +368,43 @@ def check_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                      depth + 1)
         else:
             node = pair.after if pattern in a_pat else pair.before
-            cmp.emit("unclassified", pair, node.pointer + "/patternProperties/" + escape_pointer_token(pattern),
+            cmp.emit("unclassified", pair, node.at("patternProperties", pattern),
                      value_label(b_pat[pattern]) if pattern in b_pat else None,
                      value_label(a_pat[pattern]) if pattern in a_pat else None,
                      keyword="patternProperties", detail=f"patternProperties {pattern!r} "
                      + ("added" if pattern in a_pat else "removed"))
+
+
+def _refuses_undeclared(after: Node, name: str, old: Node) -> bool:
+    """Whether an object now refuses values the removed property ``name`` accepted.
+
+    RULES.md calls an object closed when additionalProperties or unevaluatedProperties is
+    false. When what now applies to the name is a schema instead (the patternProperties
+    whose pattern matches it, else additionalProperties, else unevaluatedProperties), the
+    removal is graded as on a closed object if that schema no longer accepts every value
+    the property accepted (calls that send it may now be rejected), as on an open one if it
+    does (the argument is accepted and no longer documented)."""
+    schema = after.schema
+    patterns = schema.get("patternProperties") if isinstance(schema.get("patternProperties"), dict) else {}
+    applies = [after.child(sub, "patternProperties", pattern) for pattern, sub in patterns.items()
+               if _matches(pattern, name)]
+    if not applies:
+        keyword = next((k for k in ("additionalProperties", "unevaluatedProperties") if k in schema), None)
+        if keyword is None:
+            return False
+        applies = [after.child(schema[keyword], keyword)]
+    return not all(_covers(SchemaComparer(_ignore), old, node) for node in applies)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    try:
+        return re.search(pattern, name) is not None
+    except (re.error, RecursionError):
+        return False  # a pattern Python cannot read: assume it does not apply
+
+
+def _ignore(*args: Any, **kwargs: Any) -> None:
+    return None
 
 
 @check("additionalProperties", "unevaluatedProperties")
@@ -359,8 +430,14 @@ def check_additional(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
             kinds = [kind for kind, _ in cmp.probe(sub.before, sub.after, sub.field, sub.name)]
             if not kinds:
                 continue
-            relation = "closed" if any(k in NARROWING_KINDS for k in kinds) else "opened"
-            if all(k in COSMETIC_KINDS for k in kinds):
+            if any(k in NARROWING_KINDS for k in kinds):
+                relation = "closed"
+            elif all(k in WIDENING_KINDS or k in COSMETIC_KINDS for k in kinds) and not all(
+                    k in COSMETIC_KINDS for k in kinds):
+                relation = "opened"
+            else:
+                # wording only, or changes that neither narrow nor widen (a default, an
+                # unclassified keyword): report each where it is, never as "opened" (SAFE)
                 cmp.walk(sub, depth + 1)
                 continue
         cmp.emit(f"additional-properties.{relation}", pair, at, before_label, after_label, keyword=keyword)
@@ -394,11 +471,14 @@ def check_unions(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
     b_kw = next((k for k in UNION_KEYWORDS if isinstance(b.get(k), list)), None)
     a_kw = next((k for k in UNION_KEYWORDS if isinstance(a.get(k), list)), None)
-    if b_kw and a_kw and b_kw != a_kw:
-        cmp.emit("union.keyword-changed", pair, _kw_path(pair.after, a_kw), b_kw, a_kw, keyword=a_kw)
     b_branches = _branches(pair.before, b_kw)
     a_branches = _branches(pair.after, a_kw)
-    pairs, removed, added = match_branches(b_branches, a_branches)
+    discriminator = _discriminator(b_branches, a_branches)
+    if b_kw and a_kw and b_kw != a_kw and discriminator is None:
+        # oneOf <-> anyOf only matters when branches can overlap; branches that pin one
+        # property to distinct values never do (a discriminated union reads the same).
+        cmp.emit("union.keyword-changed", pair, _kw_path(pair.after, a_kw), b_kw, a_kw, keyword=a_kw)
+    pairs, removed, added = match_branches(b_branches, a_branches, discriminator)
     for b_node, a_node in pairs:
         cmp.walk(Pair(b_node, a_node, pair.field, pair.name, pair.required_before, pair.required_after), depth + 1)
     for b_node in removed:
@@ -412,38 +492,50 @@ def check_unions(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
 
 
 def _branches(node: Node, keyword: str | None) -> list[Node]:
-    if keyword is None:
+    if keyword is None or not isinstance(node.schema.get(keyword), list):
         return []
     if node.lifted:
-        return [Node(node.schema[keyword][0], node.root, node.pointer, node.ref_target)]
+        # The node's own constraints, wrapped: each branch still lives where the node does.
+        return [Node(as_object(branch), node.root, node.pointer, node.location, spelling=node.spelling)
+                for branch in node.schema[keyword]]
     return [node.child(branch, keyword, str(index)) for index, branch in enumerate(node.schema[keyword])]
 
 
 _STAY_ON_NODE = (*ANNOTATION_KEYWORDS, "default", "deprecated")
 
 
-def _lift_to_union(pair: Pair) -> Pair:
-    """``X`` -> ``anyOf: [X, Y]`` reads as one added branch: when only one side is a union
-    (with nothing but annotations beside it), the other side's constraints become its
-    single branch, so they are matched against the branches instead of the node."""
+def _lift(pair: Pair, keywords: tuple[str, ...]) -> Pair:
+    """``X`` -> ``anyOf: [X, Y]`` reads as one added branch: when only one side has the
+    union (or ``allOf``), the other side's own constraints become its branches, so they are
+    matched against the branches instead of the node. Keywords both sides share beside the
+    union stay on the node. A plain type list met by a union is one branch per type (the
+    form ``anyOf: [{type: a}, {type: b}]`` collapsed into)."""
     b, a = pair.before.schema, pair.after.schema
-    b_kw = next((k for k in UNION_KEYWORDS if isinstance(b.get(k), list)), None)
-    a_kw = next((k for k in UNION_KEYWORDS if isinstance(a.get(k), list)), None)
+    b_kw = next((k for k in keywords if isinstance(b.get(k), list) and b[k]), None)
+    a_kw = next((k for k in keywords if isinstance(a.get(k), list) and a[k]), None)
     if (b_kw is None) == (a_kw is None):
         return pair
     union, plain, keyword = (a, b, a_kw) if a_kw else (b, a, b_kw)
-    if any(key != keyword and key not in _STAY_ON_NODE for key in union):
+    assert keyword is not None
+    beside = {k: v for k, v in union.items() if k != keyword and k not in _STAY_ON_NODE}
+    if any(k not in plain or value_key(plain[k]) != value_key(v) for k, v in beside.items()):
         return pair
-    own = {k: v for k, v in plain.items() if k not in _STAY_ON_NODE}
-    if not own:
+    own = {k: v for k, v in plain.items() if k not in _STAY_ON_NODE and k not in beside}
+    if not own or keyword in own:
         return pair
-    wrapped = {**{k: v for k, v in plain.items() if k in _STAY_ON_NODE}, keyword: [own]}
+    types = own.get("type")
+    if keyword != "allOf" and set(own) == {"type"} and isinstance(types, list) and len(types) > 1:
+        branches: list[JSON] = [{"type": t} for t in sorted(set(types))]
+    else:
+        branches = [own]
+    wrapped = {**{k: v for k, v in plain.items() if k not in own}, keyword: branches}
     side = pair.before if a_kw else pair.after
-    lifted = Node(wrapped, side.root, side.pointer, side.ref_target, lifted=True)
+    lifted = Node(wrapped, side.root, side.pointer, side.location, lifted=True, spelling=side.spelling)
     return replace(pair, before=lifted) if a_kw else replace(pair, after=lifted)
 
 
-def _discriminators(node: Node) -> dict[str, str]:
+def _pins(node: Node) -> dict[str, str]:
+    """Properties a branch pins to one value (``const`` or a one-value ``enum``)."""
     properties = node.schema.get("properties")
     pins: dict[str, str] = {}
     if isinstance(properties, dict):
@@ -453,6 +545,21 @@ def _discriminators(node: Node) -> dict[str, str]:
             if values is not None and len(values) == 1:
                 pins[name] = next(iter(values))
     return pins
+
+
+def _discriminator(before: list[Node], after: list[Node]) -> str | None:
+    """The property every branch on both sides pins, to distinct values on each side
+    (``action`` preferred): the key branches are matched by. A property two branches pin
+    to the same value (``version: 1``) tells them apart from nothing."""
+    sides = [[_pins(node) for node in before], [_pins(node) for node in after]]
+    every = [pins for side in sides for pins in side]
+    if not before or not after:
+        return None
+    common = set(every[0]).intersection(*every[1:])
+    keys = sorted(k for k in common if all(len({pins[k] for pins in side}) == len(side) for side in sides))
+    if not keys:
+        return None
+    return "action" if "action" in keys else keys[0]
 
 
 def _similarity(b: Node, a: Node) -> float:
@@ -467,23 +574,23 @@ def _similarity(b: Node, a: Node) -> float:
     return score
 
 
-def match_branches(before: list[Node], after: list[Node]) -> tuple[list[tuple[Node, Node]], list[Node], list[Node]]:
-    """Pair union branches: equal ones, then by discriminator value, then by likeness."""
+def match_branches(before: list[Node], after: list[Node],
+                   discriminator: str | None = None) -> tuple[list[tuple[Node, Node]], list[Node], list[Node]]:
+    """Pair union branches: by discriminator value when the branches have one (then a
+    branch whose value is gone is removed, whatever it looks like: ``list`` never pairs
+    with ``listAll``), else equal ones first, then the most alike."""
     remaining_b, remaining_a = list(before), list(after)
     pairs: list[tuple[Node, Node]] = []
+    if discriminator is not None:
+        by_value = {_pins(node)[discriminator]: node for node in after}
+        matched = [(b, by_value.get(_pins(b)[discriminator])) for b in before]
+        pairs = [(b, a) for b, a in matched if a is not None]
+        used = {id(a) for _, a in pairs}
+        return pairs, [b for b, a in matched if a is None], [a for a in after if id(a) not in used]
     keys_a = {id(n): canonical_json(n.schema) for n in remaining_a}
     for b_node in list(remaining_b):
         key = canonical_json(b_node.schema)
         match = next((n for n in remaining_a if keys_a[id(n)] == key), None)
-        if match is not None:
-            pairs.append((b_node, match))
-            remaining_b.remove(b_node)
-            remaining_a.remove(match)
-    for b_node in list(remaining_b):
-        pins = _discriminators(b_node)
-        if not pins:
-            continue
-        match = next((n for n in remaining_a if any(_discriminators(n).get(k) == v for k, v in pins.items())), None)
         if match is not None:
             pairs.append((b_node, match))
             remaining_b.remove(b_node)
@@ -512,10 +619,8 @@ def _covers(cmp: SchemaComparer, before: Node, after: Node) -> bool:
 
 @check("allOf")
 def check_all_of(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
-    b_list = pair.before.schema.get("allOf") if isinstance(pair.before.schema.get("allOf"), list) else []
-    a_list = pair.after.schema.get("allOf") if isinstance(pair.after.schema.get("allOf"), list) else []
-    b_nodes = [pair.before.child(x, "allOf", str(i)) for i, x in enumerate(b_list)]
-    a_nodes = [pair.after.child(x, "allOf", str(i)) for i, x in enumerate(a_list)]
+    b_nodes = _branches(pair.before, "allOf")
+    a_nodes = _branches(pair.after, "allOf")
     pairs, removed, added = match_branches(b_nodes, a_nodes)
     for b_node, a_node in pairs:
         cmp.walk(Pair(b_node, a_node, pair.field, pair.name, pair.required_before, pair.required_after), depth + 1)
@@ -534,7 +639,10 @@ def check_if_then_else(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         return
     relation = "added" if not b else "removed" if not a else "changed"
     node = pair.before if relation == "removed" else pair.after
-    cmp.emit(f"conditional.{relation}", pair, _kw_path(node, "if"), value_label(b) if b else None,
+    changed = next(k for k in keys if canonical_json(b.get(k)) != canonical_json(a.get(k)))
+    keyword = "if" if relation != "changed" else changed
+    node = node if keyword in node.schema else pair.before
+    cmp.emit(f"conditional.{relation}", pair, _kw_path(node, keyword), value_label(b) if b else None,
              value_label(a) if a else None, keyword="if/then/else")
 
 
@@ -551,7 +659,7 @@ def check_dependent_required(cmp: SchemaComparer, pair: Pair, depth: int) -> Non
         node = pair.before if relation == "removed" else pair.after
         before = f"with {name}: {', '.join(sorted(b_set))}" if name in b else None
         after = f"with {name}: {', '.join(sorted(a_set))}" if name in a else None
-        cmp.emit(f"conditional.{relation}", pair, _kw_path(node, "dependentRequired") + "/" + escape_pointer_token(name),
+        cmp.emit(f"conditional.{relation}", pair, node.at("dependentRequired", name),
                  before, after, keyword="dependentRequired", trigger=name)
 
 
@@ -564,13 +672,15 @@ def check_dependent_schemas(cmp: SchemaComparer, pair: Pair, depth: int) -> None
             continue
         relation = "added" if name not in b else "removed" if name not in a else "changed"
         node = pair.before if relation == "removed" else pair.after
-        cmp.emit(f"conditional.{relation}", pair, _kw_path(node, "dependentSchemas") + "/" + escape_pointer_token(name),
+        cmp.emit(f"conditional.{relation}", pair, node.at("dependentSchemas", name),
                  schema_summary(b[name]) if name in b else None, schema_summary(a[name]) if name in a else None,
                  keyword="dependentSchemas", trigger=name)
 
 
 @check("not")
 def check_not(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
+    if is_false(pair.before.schema) or is_false(pair.after.schema):
+        return  # the schema `false` admits no value: check_type grades it as an empty type set
     b, a = pair.before.schema.get("not"), pair.after.schema.get("not")
     if canonical_json(b) != canonical_json(a):
         node = pair.after if a is not None else pair.before
@@ -623,4 +733,10 @@ NARROWING_KINDS = frozenset({
     "union.keyword-changed", "all-of.branch-added", "conditional.added", "conditional.changed", "not.changed",
 })
 """Kinds that can refuse an input the old schema accepted (used to judge coverage)."""
+WIDENING_KINDS = frozenset({
+    "property.added", "required.removed", "type.widened", "enum.value-added", "enum.removed", "const.removed",
+    "bound.relaxed", "pattern.removed", "format.removed", "additional-properties.opened", "union.branch-added",
+    "all-of.branch-removed", "conditional.removed",
+})
+"""Kinds that only accept more than before (the SAFE side of the input table)."""
 COSMETIC_KINDS = frozenset({"description.changed", "deprecated.added", "deprecated.removed"})

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from app.schemas import deref, escape_pointer_token
+from urllib.parse import unquote
+
+from app.schemas import deref, escape_pointer_token, resolve_local_ref
 
 JSON = Any
 
@@ -36,6 +38,12 @@ UNION_KEYWORDS = ("anyOf", "oneOf")
 ALL_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 
 
+Spelling = dict[str, tuple[str, ...]]
+"""Where an effective keyword is written in the raw schema, relative to its node: draft-07
+tuple ``items`` is read as ``prefixItems`` but lives at ``items``; the keywords of a collapsed
+one-branch ``anyOf`` live at ``anyOf/0/...``. Keywords not listed are written as they are."""
+
+
 @dataclass(frozen=True)
 class Node:
     """One side of a compared place: its effective schema and where it lives."""
@@ -44,22 +52,57 @@ class Node:
     root: JSON
     pointer: str
     """Logical JSON pointer in the surface (through references, as the model sees it)."""
-    ref_target: str | None = None
-    """Pointer inside ``root`` when this node was reached through a ``$ref`` (recursion guard)."""
+    location: str | None = None
+    """Where the schema really is inside ``root`` (a ``$ref`` target, or the place of the raw
+    schema): two walks that meet the same pair of locations again have gone round a
+    recursive schema (the recursion guard). None when unknown."""
     lifted: bool = False
     """The node's own constraints were wrapped as a one-branch union to meet a union."""
+    spelling: Spelling = field(default_factory=dict)
 
-    def child(self, raw: JSON, *tokens: str) -> "Node":
-        return make_node(raw, self.root, self.pointer + "".join("/" + escape_pointer_token(t) for t in tokens))
+    def at(self, keyword: str, *tokens: str) -> str:
+        """The JSON pointer of an effective keyword (and tokens below it), as it is written."""
+        return self.pointer + _tokens(self.spelling.get(keyword, (keyword,)) + tokens)
+
+    def child(self, raw: JSON, keyword: str, *tokens: str) -> "Node":
+        raw_tokens = self.spelling.get(keyword, (keyword,)) + tokens
+        location = None if self.location is None else self.location + _tokens(raw_tokens)
+        return make_node(raw, self.root, self.pointer + _tokens(raw_tokens), location)
 
 
-def make_node(raw: JSON, root: JSON, pointer: str) -> Node:
-    ref_target = None
-    if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
-        ref = raw["$ref"]
-        ref_target = ref[1:] if ref.startswith("#") else ref
-    resolved = deref(root, raw)
-    return Node(effective(resolved, root), root, pointer, ref_target)
+def _tokens(tokens: tuple[str, ...]) -> str:
+    return "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+def make_node(raw: JSON, root: JSON, pointer: str, location: str | None = None) -> Node:
+    """The effective node of ``raw`` (a schema inside ``root``). ``location`` is where
+    ``raw`` sits in ``root``; the document root itself is at ``""``."""
+    if raw is root:
+        location = ""
+    if isinstance(raw, dict) and isinstance(raw.get("$ref"), str) and raw["$ref"].startswith("#"):
+        target = _ref_location(root, raw)
+        if target is not None:
+            location = target
+    schema, spelling, ref = resolve(deref(root, raw), root)
+    return Node(schema, root, pointer, ref if ref is not None else location, spelling=spelling)
+
+
+def _ref_location(root: JSON, raw: dict[str, JSON]) -> str | None:
+    """For a bare ``$ref`` (a chain of them), the pointer of the schema it leads to; with
+    sibling keywords the merged schema is the referencing node's own, so None."""
+    seen: set[str] = set()
+    node: JSON = raw
+    target = None
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"] not in seen:
+        if len(node) > 1:
+            return None
+        ref = node["$ref"]
+        seen.add(ref)
+        target = unquote(ref[1:]) if ref.startswith("#") else None
+        if target is None or (target and not target.startswith("/")):
+            return None  # a remote reference or a plain-name anchor: no stable location
+        node = resolve_local_ref(root, ref)
+    return target
 
 
 def as_object(schema: JSON) -> dict[str, JSON]:
@@ -67,7 +110,7 @@ def as_object(schema: JSON) -> dict[str, JSON]:
     if schema is True or schema is None:
         return {}
     if schema is False:
-        return {"not": {}}
+        return dict(FALSE_SCHEMA)
     return schema if isinstance(schema, dict) else {}
 
 
@@ -89,26 +132,42 @@ def _merge(parent: dict[str, JSON], branch: dict[str, JSON]) -> dict[str, JSON] 
 
 
 def effective(schema: JSON, root: JSON) -> dict[str, JSON]:
+    return resolve(schema, root)[0]
+
+
+def resolve(schema: JSON, root: JSON) -> tuple[dict[str, JSON], Spelling, str | None]:
+    """The effective form of one (already dereferenced) schema node, where each of its
+    keywords is written (:data:`Spelling`), and the location of the ``$ref`` target a
+    collapsed union branch brought in (None if none did)."""
     node = as_object(schema)
-    node = _read_draft07(node)
+    spelling: Spelling = {"type": (), "not": ()} if schema is False else {}
+    ref: str | None = None
+    node, spelling = _read_draft07(node, spelling)
     for _ in range(4):  # a few rounds: a collapsed union may expose another
-        simplified = _simplify_once(node, root)
-        if simplified is node:
+        simplified = _simplify_once(node, root, spelling)
+        if simplified is None:
             break
-        node = simplified
-    return node
+        node, spelling, branch_ref = simplified
+        ref = branch_ref if branch_ref is not None else ref
+        node, spelling = _read_draft07(node, spelling)
+    return node, spelling, ref
 
 
-def _read_draft07(node: dict[str, JSON]) -> dict[str, JSON]:
+def _read_draft07(node: dict[str, JSON], spelling: Spelling) -> tuple[dict[str, JSON], Spelling]:
     """Tuple ``items`` is ``prefixItems`` (+ ``additionalItems`` as ``items``); ``dependencies``
     splits into ``dependentRequired`` and ``dependentSchemas``."""
     if isinstance(node.get("items"), list):
-        node = dict(node)
+        node, spelling = dict(node), dict(spelling)
         node["prefixItems"] = node.pop("items")
+        spelling["prefixItems"] = spelling.pop("items", ("items",))
         if "additionalItems" in node:
             node["items"] = node.pop("additionalItems")
+            spelling["items"] = spelling.pop("additionalItems", ("additionalItems",))
+        else:
+            spelling.pop("items", None)
     if isinstance(node.get("dependencies"), dict):
-        node = dict(node)
+        node, spelling = dict(node), dict(spelling)
+        written = spelling.pop("dependencies", ("dependencies",))
         required = dict(node.get("dependentRequired") or {})
         schemas = dict(node.get("dependentSchemas") or {})
         for name, value in node.pop("dependencies").items():
@@ -117,44 +176,78 @@ def _read_draft07(node: dict[str, JSON]) -> dict[str, JSON]:
             node["dependentRequired"] = required
         if schemas:
             node["dependentSchemas"] = schemas
-    return node
+        # Entries that came from ``dependencies`` are written there (the rare schema that
+        # spells both forms keeps the 2020-12 place).
+        for keyword, entries in (("dependentRequired", required), ("dependentSchemas", schemas)):
+            if entries:
+                spelling[keyword] = written
+    return node, spelling
 
 
-def _simplify_once(node: dict[str, JSON], root: JSON) -> dict[str, JSON]:
+def _moved(prefix: tuple[str, ...], keys: list[str]) -> Spelling:
+    """Where a collapsed branch's keywords are written: below the branch, at ``prefix``."""
+    return {key: prefix + (key,) for key in keys}
+
+
+def _simplify_once(node: dict[str, JSON], root: JSON,
+                   spelling: Spelling) -> tuple[dict[str, JSON], Spelling, str | None] | None:
+    """One collapse (a one-branch union or ``allOf``, a union of bare types, a nullable
+    union), or None when there is nothing to collapse."""
     for keyword in ("anyOf", "oneOf", "allOf"):
         branches = node.get(keyword)
         if not isinstance(branches, list) or not branches:
             continue
         resolved = [as_object(deref(root, branch)) for branch in branches]
         rest = {key: value for key, value in node.items() if key != keyword}
+        rest_spelling = {key: value for key, value in spelling.items() if key != keyword}
+        at = spelling.get(keyword, (keyword,))
         if len(resolved) == 1:
             merged = _merge(rest, resolved[0])
             if merged is not None:
-                return merged
+                taken = [key for key in resolved[0] if key not in rest]
+                return merged, {**rest_spelling, **_moved(at + ("0",), taken)}, _bare_ref(root, branches[0])
             continue
         if keyword == "allOf":
             continue
-        if "type" not in rest and all(branch.get("type") and _annotation_only(branch, ("type",)) for branch in resolved):
+        # Only branches with nothing but a type collapse: an annotation on a branch would be lost.
+        if "type" not in rest and all(set(branch) == {"type"} and type_set(branch) for branch in resolved):
             types: set[str] = set()
             for branch in resolved:
                 types |= type_set(branch) or set()
-            return {**rest, "type": sorted(types)}
-        nulls = [b for b in resolved if type_set(b) == {"null"} and _annotation_only(b, ("type",))]
-        others = [b for b in resolved if b not in nulls]
-        if len(resolved) == 2 and len(nulls) == 1 and len(others) == 1 and "type" in others[0]:
-            other = dict(others[0])
+            return {**rest, "type": sorted(types)}, {**rest_spelling, "type": at}, None
+        nulls = [i for i, b in enumerate(resolved) if set(b) == {"type"} and type_set(b) == {"null"}]
+        others = [i for i in range(len(resolved)) if i not in nulls]
+        if len(resolved) == 2 and len(nulls) == 1 and len(others) == 1 and "type" in resolved[others[0]]:
+            index = others[0]
+            other = dict(resolved[index])
             other["type"] = sorted((type_set(other) or set()) | {"null"})
             merged = _merge(rest, other)
             if merged is not None:
-                return merged
-    return node
+                taken = [key for key in other if key not in rest and key != "type"]
+                moved = _moved(at + (str(index),), taken)
+                return merged, {**rest_spelling, **moved, "type": at}, _bare_ref(root, branches[index])
+    return None
+
+
+def _bare_ref(root: JSON, branch: JSON) -> str | None:
+    return _ref_location(root, branch) if isinstance(branch, dict) and "$ref" in branch else None
 
 
 # --- effective values -----------------------------------------------------------------
 
 
+FALSE_SCHEMA: dict[str, JSON] = {"not": {}}
+"""The effective form of the schema ``false``: it admits no value."""
+
+
+def is_false(schema: JSON) -> bool:
+    return schema is False or schema == FALSE_SCHEMA
+
+
 def type_set(schema: dict[str, JSON]) -> set[str] | None:
-    """The declared types as a set; None when unconstrained."""
+    """The declared types as a set; None when unconstrained; empty for ``false``."""
+    if schema == FALSE_SCHEMA:
+        return set()
     declared = schema.get("type")
     if isinstance(declared, str):
         return {declared}
@@ -308,4 +401,4 @@ def multiple_relation(before: JSON, after: JSON) -> str | None:
 
 
 def is_closed(schema: dict[str, JSON], keyword: str) -> bool:
-    return schema.get(keyword) is False or schema.get(keyword) == {"not": {}}
+    return is_false(schema.get(keyword))
