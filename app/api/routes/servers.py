@@ -72,7 +72,7 @@ async def post_validation_error(server: str, request: Request,
     server_name(server, "server")
     body = validated(ValidationErrorBody, await json_body(request))
     gov: Governance = request.app.state.governance
-    issues = [issue.model_dump() for issue in body.issues] if body.issues is not None else None
+    issues = [issue.model_dump(exclude_unset=True) for issue in body.issues] if body.issues is not None else None
     valid, xml = gov.validation_error(server, body.tool, body.action, arguments=body.arguments, issues=issues,
                                       max_changes=body.max)
     return ValidationErrorResponse(valid=valid, xml=xml)
