@@ -53,7 +53,8 @@ def diff(before: Surface, after: Surface, policy: "Policy | None" = None) -> Dif
     renamed_new = {new for _, new in renames}
     for old, new in renames:
         emit_renamed(out, before.tools[old], after.tools[new])
-        compare_tool_security(out, before.tools[old], after.tools[new], tool_names)
+        # the rest of the contract may have changed with the name: compare it like any tool
+        compare_tool(out, before.tools[old], after.tools[new], tool_names)
     for name in removed:
         if name not in renamed_old:
             emit_removed(out, before.tools[name])
@@ -110,14 +111,18 @@ def _root(tool: Tool, schema_key: str, without: str | None = None) -> Node:
 
 
 def compare_input(out: Emitter, before: Tool, after: Tool) -> None:
-    """The input schema; for a grouped tool, its shared part and then each common action."""
+    """The input schema; for a grouped tool, its shared part and then each common action.
+
+    A grouped tool's branches pin distinct discriminator values, so they never overlap:
+    its union keyword (oneOf or anyOf) is no part of the contract, and the shared part is
+    compared without it on either side."""
     b_actions, a_actions = before.actions, after.actions
-    keyword = _union_keyword(before, after)
-    if not keyword:
+    b_keyword, a_keyword = _union_keyword(before), _union_keyword(after)
+    if not b_keyword or not a_keyword:
         INPUT.compare(out, Scope(after.name), _root(before, "inputSchema"), _root(after, "inputSchema"), "input")
         return
-    INPUT.compare(out, Scope(after.name), _root(before, "inputSchema", keyword), _root(after, "inputSchema", keyword),
-                  "input")
+    INPUT.compare(out, Scope(after.name), _root(before, "inputSchema", b_keyword),
+                  _root(after, "inputSchema", a_keyword), "input")
     for name in sorted(b_actions.keys() & a_actions.keys()):
         b, a = b_actions[name], a_actions[name]
         b_node = make_node(before.input_schema[b.keyword][b.index], before.input_schema,
@@ -127,14 +132,9 @@ def compare_input(out: Emitter, before: Tool, after: Tool) -> None:
         INPUT.compare(out, Scope(after.name, name), b_node, a_node, f"actions.{name}.input")
 
 
-def _union_keyword(before: Tool, after: Tool) -> str | None:
-    """The union keyword both sides group their actions under, if they are grouped alike."""
-    b_actions, a_actions = before.actions, after.actions
-    if not b_actions or not a_actions:
-        return None
-    b_kw = next(iter(b_actions.values())).keyword
-    a_kw = next(iter(a_actions.values())).keyword
-    return b_kw if b_kw is not None and b_kw == a_kw else None
+def _union_keyword(tool: Tool) -> str | None:
+    """The union keyword a grouped tool's inputSchema groups its actions under."""
+    return next((action.keyword for action in tool.actions.values()), None)
 
 
 def compare_output(out: Emitter, before: Tool, after: Tool) -> None:
@@ -170,24 +170,60 @@ def _same_input(before: Tool, after: Tool) -> bool:
     return all(kind in COSMETIC_KINDS for kind, _ in kinds)
 
 
+def _signature(tool: Tool) -> tuple[object, ...]:
+    """What two tools with equal input contracts must share: the argument names and the
+    required ones at the root (the walk reports any difference there). Only tools with
+    equal signatures are compared in full."""
+    if not isinstance(tool.input_schema, dict):
+        return ("digest", ((tool.fusion or {}).get("surface") or {}).get("inputSchemaDigest"))
+    root = _root(tool, "inputSchema").schema
+    properties = root.get("properties") if isinstance(root.get("properties"), dict) else {}
+    required = root.get("required") if isinstance(root.get("required"), list) else []
+    return ("schema", frozenset(properties), frozenset(r for r in required if isinstance(r, str)))
+
+
 def _trivial(tool: Tool) -> bool:
     schema = tool.input_schema
     return isinstance(schema, dict) and not schema.get("properties") and not any(
         k in schema for k in ("anyOf", "oneOf", "allOf", "patternProperties", "additionalProperties"))
 
 
+TRIVIAL_LIKENESS = 0.5
+"""How alike two names must be to pair tools that take no arguments (any two such tools
+have equal input schemas)."""
+AMBIGUOUS_LIKENESS = 0.75
+"""How alike two names must be when several removed or added tools share one input
+schema: the schema alone does not say which became which."""
+
+
 def detect_renames(removed: list[Tool], added: list[Tool]) -> list[tuple[str, str]]:
-    """Pairs (old, new) of a removed and an added tool with equal input schemas, one to one,
-    most alike names first. Tools that take no arguments match any other such tool, so
-    for them the names must also look alike."""
+    """Pairs (old, new) of a removed and an added tool with equal input schemas, one to one.
+
+    RULES.md: a removed and an added tool with equal input schemas are one renamed tool.
+    When the schema singles out the pair (no other removed or added tool shares it), that
+    is all it takes. When it does not - tools that take no arguments, or several tools
+    sharing a shape such as ``{repo_path}`` - a pair is only a rename if the names look
+    alike too (most alike first); otherwise the tools are reported removed and added."""
+    by_signature: dict[tuple[object, ...], list[Tool]] = {}
+    for tool in added:
+        by_signature.setdefault(_signature(tool), []).append(tool)
+    equal: list[tuple[Tool, Tool]] = [
+        (old, new) for old in removed for new in by_signature.get(_signature(old), []) if _same_input(old, new)
+    ]
+    olds: dict[str, int] = {}
+    news: dict[str, int] = {}
+    for old, new in equal:
+        olds[old.name] = olds.get(old.name, 0) + 1
+        news[new.name] = news.get(new.name, 0) + 1
     candidates: list[tuple[float, str, str]] = []
-    for old in removed:
-        for new in added:
-            likeness = _name_likeness(old.name, new.name)
-            if _trivial(old) and _trivial(new) and likeness < 0.5:
+    for old, new in equal:
+        likeness = _name_likeness(old.name, new.name)
+        if _trivial(old) and _trivial(new):
+            if likeness < TRIVIAL_LIKENESS:
                 continue
-            if _same_input(old, new):
-                candidates.append((likeness, old.name, new.name))
+        elif (olds[old.name] > 1 or news[new.name] > 1) and likeness < AMBIGUOUS_LIKENESS:
+            continue
+        candidates.append((likeness, old.name, new.name))
     pairs: list[tuple[str, str]] = []
     used_old: set[str] = set()
     used_new: set[str] = set()
