@@ -130,6 +130,19 @@ def compare_tool_surface(out: Emitter, before: Tool, after: Tool) -> None:
                                                  "removed" if key not in after.extra else "changed"))
 
 
+def _unexplained(before: dict[str, Any] | None, after: dict[str, Any] | None, key: str, kind: type) -> bool:
+    """Whether a field's raw values differ in a way its effective value does not show: a
+    value of the wrong type (``readOnlyHint: "yes"``) reads as the default, so changing
+    it, or between it and the default, is a change no rule explains."""
+    b, a = (before or {}).get(key, _MISSING), (after or {}).get(key, _MISSING)
+    if (b is _MISSING) == (a is _MISSING) and (b is _MISSING or _same(b, a)):
+        return False
+    return any(value is not _MISSING and not isinstance(value, kind) for value in (b, a))
+
+
+_MISSING = object()
+
+
 def _compare_execution(out: Emitter, scope: Scope, before: Tool, after: Tool) -> None:
     name = after.name
     b, a = task_support(before), task_support(after)
@@ -137,6 +150,8 @@ def _compare_execution(out: Emitter, scope: Scope, before: Tool, after: Tool) ->
         when = "required" if a == "required" else "optional" if (b, a) == ("forbidden", "optional") else "other"
         out.emit("tool.execution.changed", scope, field="execution.taskSupport",
                  path=_pointer(name, "execution", "taskSupport"), before=b, after=a, when=when)
+    elif _unexplained(before.execution, after.execution, "taskSupport", str):
+        _emit_unexplained(out, scope, name, ("execution", "taskSupport"), before.execution, after.execution)
     b_rest = {k: v for k, v in (before.execution or {}).items() if k != "taskSupport"}
     a_rest = {k: v for k, v in (after.execution or {}).items() if k != "taskSupport"}
     if not _same(b_rest, a_rest):
@@ -162,6 +177,10 @@ def _compare_annotations(out: Emitter, scope: Scope, before: Tool, after: Tool) 
     if effective_hint(before, "openWorldHint") != effective_hint(after, "openWorldHint"):
         emit("tool.annotation.open-world.widened" if effective_hint(after, "openWorldHint")
              else "tool.annotation.open-world.narrowed", "openWorldHint")
+    for hint in HINT_DEFAULTS:
+        if effective_hint(before, hint) == effective_hint(after, hint) and _unexplained(
+                before.annotations, after.annotations, hint, bool):
+            _emit_unexplained(out, scope, name, ("annotations", hint), before.annotations, after.annotations)
     b_rest = {k: v for k, v in (before.annotations or {}).items() if k not in KNOWN_ANNOTATIONS}
     a_rest = {k: v for k, v in (after.annotations or {}).items() if k not in KNOWN_ANNOTATIONS}
     for key in sorted({*b_rest, *a_rest}):
@@ -172,16 +191,34 @@ def _compare_annotations(out: Emitter, scope: Scope, before: Tool, after: Tool) 
                      detail=f"annotation {key!r} changed")
 
 
+def _emit_unexplained(out: Emitter, scope: Scope, name: str, tokens: tuple[str, str],
+                      before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+    key = tokens[1]
+    b, a = (before or {}).get(key, _MISSING), (after or {}).get(key, _MISSING)
+    out.emit("tool.unclassified", scope, field=".".join(tokens), path=_pointer(name, *tokens),
+             before=None if b is _MISSING else optional_label(b), after=None if a is _MISSING else optional_label(a),
+             detail=f"{'.'.join(tokens)} is not a valid value")
+
+
 def compare_actions(out: Emitter, before: Tool, after: Tool) -> None:
     """action.removed / action.added by action name."""
     b, a = before.actions, after.actions
     remaining = ", ".join(sorted(a)) or "none"
     for action in sorted(b.keys() - a.keys()):
         out.emit("action.removed", Scope(after.name, action), field=f"actions.{action}",
-                 path=_pointer(before.name, "actions", action), before=action, after=None, remaining=remaining)
+                 path=_action_pointer(before, action), before=action, after=None, remaining=remaining)
     for action in sorted(a.keys() - b.keys()):
         out.emit("action.added", Scope(after.name, action), field=f"actions.{action}",
-                 path=_pointer(after.name, "actions", action), before=None, after=action)
+                 path=_action_pointer(after, action), before=None, after=action)
+
+
+def _action_pointer(tool: Tool, name: str) -> str:
+    """The action's branch in the inputSchema (``/tools/t/inputSchema/oneOf/1``); for actions
+    a Vurb / MCP Fusion lockfile only names, ``/tools/t/actions/<name>``."""
+    action = tool.actions[name]
+    if action.keyword is not None and action.index is not None:
+        return _pointer(tool.name, "inputSchema", action.keyword, str(action.index))
+    return _pointer(tool.name, "actions", name)
 
 
 def emit_removed(out: Emitter, tool: Tool) -> None:
