@@ -106,7 +106,16 @@ def schema_summary(schema: JSON) -> str:
             parts.append(bound_label(keyword, schema[keyword]))
     if schema.get("uniqueItems") is True:
         parts.append("unique items")
+    if isinstance(schema.get("properties"), dict) and schema["properties"]:
+        parts.append("with " + _names(list(schema["properties"])))
+    if isinstance(schema.get("required"), list) and schema["required"]:
+        parts.append("requiring " + _names(schema["required"]))
     return ", ".join(part for part in parts if part != "any" or len(parts) == 1)
+
+
+def _names(names: list[JSON], limit: int = 5) -> str:
+    shown = ", ".join(value_label(name) for name in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def how_to_pass(schema: JSON) -> str:

@@ -225,7 +225,7 @@ def _kw_path(node: Node, keyword: str) -> str:
     return node.at(keyword)
 
 
-@check("type")
+@check("type", "not")  # "not": the schema false is read as {"not": {}}, an empty type set
 def check_type(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
     relation = type_relation(type_set(b), type_set(a))
