@@ -1,0 +1,397 @@
+"""ContractDiff benchmark: our diff against a hand-scripted DeepDiff, measured in the same run.
+
+Absolute times depend on the machine and on whatever else it runs, so the targets are
+ratios against a baseline measured in the same process, with the samples interleaved
+(round by round) so that both sides see the same background load:
+
+* our full diff at least 20x faster than ``DeepDiff(before, after, ignore_order=True)`` on the
+  same two JSON documents (what a user would script by hand);
+* the unchanged-surface check under 1 ms (digests known, as the service keeps them).
+
+Every sample records wall time (``time.perf_counter``, what the targets use) and this
+process's CPU time (``time.process_time``): CPU far below wall means the machine was busy.
+
+Run from the repository root::
+
+    python bench/diff_bench.py                 # a human table
+    python bench/diff_bench.py --json          # the same numbers, machine-readable
+    python bench/diff_bench.py --profile 25    # plus the top of a cProfile of our diff
+
+Exit status 0 when every target and sanity check passes, 1 otherwise. bench/README.md says
+what each number means and records the numbers measured so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+if __package__ in (None, ""):  # run as a script: make ``bench`` and ``app`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import deepdiff
+from deepdiff import DeepDiff
+
+from app.diff.engine import diff
+from app.diff.model import DiffResult, Severity
+from app.ingest.load import load_surface
+from app.model import Surface
+from bench.synthetic import mutate, surface_size, synthetic_surface
+
+JSON = Any
+Pair = tuple[Surface, Surface]
+
+DEEPDIFF_SPEEDUP_TARGET = 20.0
+UNCHANGED_TARGET_S = 1e-3
+HEADLINE = "ours_end_to_end"
+
+
+# --- timing -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing to time: ``run(prepare())``. ``prepare`` is never timed, so each sample can start
+    from fresh objects; ``inner`` calls per sample (on the same prepared value) time calls too
+    short for one clock reading."""
+
+    key: str
+    label: str
+    run: Callable[[Any], object]
+    prepare: Callable[[], Any]
+    repeat: int
+    inner: int = 1
+    note: str = ""
+
+
+@dataclass
+class Timing:
+    """The samples of one case, in seconds per call: wall clock and this process's CPU."""
+
+    case: Case
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.wall)
+
+    @property
+    def median_cpu(self) -> float:
+        return statistics.median(self.cpu)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"label": self.case.label.strip(), "median_s": self.median, "min_s": min(self.wall),
+                "max_s": max(self.wall), "median_cpu_s": self.median_cpu, "runs": len(self.wall),
+                "calls_per_run": self.case.inner, "samples_s": self.wall, "samples_cpu_s": self.cpu,
+                "note": self.case.note}
+
+
+def take_sample(case: Case, timing: Timing) -> None:
+    """One sample. gc is off while timing, so a collection triggered by earlier garbage is not
+    billed to the code under test (each sample starts after a full collection)."""
+    prepared = case.prepare()
+    gc.collect()
+    gc.disable()
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(case.inner):
+            case.run(prepared)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        gc.enable()
+    timing.wall.append(wall / case.inner)
+    timing.cpu.append(cpu / case.inner)
+
+
+def _due(round_: int, repeat: int, rounds: int) -> bool:
+    """Whether a case with ``repeat`` samples takes one in this round: spread evenly over all rounds."""
+    return (round_ + 1) * repeat // rounds > round_ * repeat // rounds
+
+
+def run_cases(cases: list[Case]) -> dict[str, Timing]:
+    """Every case warmed up once, then sampled round by round, interleaved with the others, so a
+    burst of background load hits all of them rather than one."""
+    timings = {case.key: Timing(case) for case in cases}
+    for case in cases:
+        case.run(case.prepare())
+    rounds = max(case.repeat for case in cases)
+    for round_ in range(rounds):
+        for case in cases:
+            if _due(round_, case.repeat, rounds):
+                take_sample(case, timings[case.key])
+    return timings
+
+
+# --- the cases ------------------------------------------------------------------------------
+
+
+@dataclass
+class Inputs:
+    """The two documents, as dicts and as the bytes a CI job would read from files."""
+
+    before: JSON
+    after: JSON
+    before_bytes: bytes
+    after_bytes: bytes
+    changes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def build_inputs(seed: int, tools: int, changed: int) -> Inputs:
+    before = synthetic_surface(seed, tools)
+    changes: list[tuple[str, str]] = []
+    after = mutate(before, random.Random(seed + 1), changed, changes)
+    return Inputs(before, after, json.dumps(before, indent=2).encode(), json.dumps(after, indent=2).encode(),
+                  changes)
+
+
+def fresh_pair(before: JSON, after: JSON) -> Pair:
+    """New Surface objects: no digest computed yet (digests are cached per object)."""
+    return load_surface(before), load_surface(after)
+
+
+def digested_pair(before: JSON, after: JSON) -> Pair:
+    """New Surface objects whose tool and server digests are already computed."""
+    pair = fresh_pair(before, after)
+    touch_digests(pair)
+    return pair
+
+
+def touch_digests(pair: Pair) -> None:
+    for surface in pair:
+        _ = surface.integrity_digest
+
+
+def diff_pair(pair: Pair) -> DiffResult:
+    return diff(*pair)
+
+
+def our_cases(inputs: Inputs, repeat: int) -> list[Case]:
+    """Our diff, whole and in phases; every sample starts from objects with no cached digest."""
+    b, a = inputs.before, inputs.after
+    return [
+        Case(HEADLINE, "ours: end to end from parsed JSON (load x2 + digest + diff)",
+             lambda _: diff(load_surface(b), load_surface(a)), lambda: None, repeat,
+             note="headline: the 20x target applies to this"),
+        Case("ours_from_bytes", "ours: end to end from JSON bytes (json parse + the above)",
+             lambda _: diff(load_surface(inputs.before_bytes), load_surface(inputs.after_bytes)), lambda: None,
+             repeat, note="what diffing two files costs"),
+        Case("ours_load", "  phase: load_surface x2 (validate + build model)",
+             lambda _: fresh_pair(b, a), lambda: None, repeat),
+        Case("ours_digest", "  phase: digest both surfaces from scratch (1000 tools)",
+             touch_digests, lambda: fresh_pair(b, a), repeat),
+        Case("ours_compare", "  phase: diff with digests already known (compare only)",
+             diff_pair, lambda: digested_pair(b, a), repeat),
+        Case("ours_digest_diff", "ours: diff only, on loaded surfaces, digests from scratch",
+             diff_pair, lambda: fresh_pair(b, a), repeat, note="digest + compare, no parsing"),
+    ]
+
+
+def deepdiff_case(inputs: Inputs, repeat: int, results: list[DeepDiff]) -> Case:
+    """The baseline; its last result is kept in ``results`` for the sanity check."""
+    def run(_: None) -> None:
+        results[:] = [DeepDiff(inputs.before, inputs.after, ignore_order=True)]
+
+    return Case("deepdiff", "DeepDiff(before, after, ignore_order=True), same dicts", run, lambda: None, repeat,
+                note="baseline: what a user would script by hand")
+
+
+def unchanged_cases(inputs: Inputs, repeat: int, loops: int) -> list[Case]:
+    """The O(1) fast path on known digests, and what those digests cost to compute."""
+    b = inputs.before
+    return [
+        Case("unchanged_cached", "unchanged check: diff(a, a2), digests known",
+             diff_pair, lambda: digested_pair(b, b), repeat, inner=loops,
+             note=f"target < 1 ms; {loops} calls per run"),
+        Case("server_digest", "  one 500-tool server digest from scratch",
+             lambda surface: surface.integrity_digest, lambda: load_surface(b), repeat,
+             note="paid at lock time and once per live surface"),
+        Case("unchanged_fresh", "  unchanged check, both digests from scratch",
+             diff_pair, lambda: fresh_pair(b, b), repeat, note="for reference, not the target"),
+    ]
+
+
+# --- checks and report ---------------------------------------------------------------------
+
+
+def sanity(inputs: Inputs, result: DiffResult, deepdiff_items: int) -> dict[str, bool]:
+    """The benchmark only means something if both sides actually found the changes."""
+    touched = {tool for tool, _ in inputs.changes}
+    reported = set(result.tools.changed) | set(result.tools.added) | set(result.tools.removed)
+    changed_tools = len(touched) - 2  # one removed and one added tool beside the changed ones
+    return {
+        "every changed, added and removed tool reported": touched <= reported,
+        f"at least {changed_tools} deltas": len(result.deltas) >= changed_tools,
+        "several BREAKING deltas": result.summary[Severity.BREAKING.value] >= 3,
+        "unchanged surface gives no delta": not diff(*digested_pair(inputs.before, inputs.before)).deltas,
+        "DeepDiff found differences": deepdiff_items > 0,
+    }
+
+
+def targets(timings: dict[str, Timing]) -> list[dict[str, JSON]]:
+    speedup = timings["deepdiff"].median / timings[HEADLINE].median
+    unchanged = timings["unchanged_cached"].median
+    return [
+        {"target": "DeepDiff / ours end to end >= 20x (wall medians)", "value": speedup, "unit": "x",
+         "pass": speedup >= DEEPDIFF_SPEEDUP_TARGET},
+        {"target": "unchanged check < 1 ms (wall median)", "value": unchanged * 1e3, "unit": "ms",
+         "headroom_x": UNCHANGED_TARGET_S / unchanged, "pass": unchanged < UNCHANGED_TARGET_S},
+    ]
+
+
+def other_ratios(timings: dict[str, Timing]) -> dict[str, float]:
+    deep = timings["deepdiff"]
+    return {
+        "deepdiff / ours end to end, CPU medians": deep.median_cpu / timings[HEADLINE].median_cpu,
+        "deepdiff / ours from bytes": deep.median / timings["ours_from_bytes"].median,
+        "deepdiff / ours diff only (digests from scratch)": deep.median / timings["ours_digest_diff"].median,
+        "deepdiff / ours compare only (digests known)": deep.median / timings["ours_compare"].median,
+        "unchanged check from scratch / 1 ms": timings["unchanged_fresh"].median / UNCHANGED_TARGET_S,
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict[str, JSON]:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {
+        "date": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "cpu": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "load_average_1min": load,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "deepdiff": deepdiff.__version__,
+    }
+
+
+def _fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def print_table(report: dict[str, JSON], timings: dict[str, Timing]) -> None:
+    info, surface = report["machine"], report["surface"]
+    print(f"mcp-governance diff benchmark, {info['date']}")
+    load = info["load_average_1min"]
+    busy = f", load {load:.2f} at the end" if load is not None else ""
+    print(f"  {info['cpu']} ({info['cpus']} CPUs{busy}), "
+          f"{info['python']}, deepdiff {info['deepdiff']}, {info['platform']}")
+    print(f"  surface: seed {surface['seed']}, {surface['tools']} tools, {surface['bytes_before']:,} bytes "
+          f"(json.dumps indent=2); variant: {surface['changed']} tools changed in {surface['changes']} ways, "
+          f"1 removed, 1 added\n")
+    width = max(len(t.case.label) for t in timings.values())
+    print(f"{'measurement':<{width}}  {'median':>9}  {'min':>9}  {'CPU med.':>9}  runs")
+    for timing in timings.values():
+        print(f"{timing.case.label:<{width}}  {_fmt(timing.median):>9}  {_fmt(min(timing.wall)):>9}  "
+              f"{_fmt(timing.median_cpu):>9}  {len(timing.wall):>4}"
+              + (f"   {timing.case.note}" if timing.case.note else ""))
+    deltas = report["deltas"]
+    print(f"\ndeltas found: {deltas['total']} ("
+          + ", ".join(f"{name} {count}" for name, count in deltas["by_severity"].items())
+          + f"); tools changed {deltas['tools_changed']}, added {deltas['tools_added']}, "
+            f"removed {deltas['tools_removed']}; DeepDiff reported {report['deepdiff_items']} items")
+    print("\nother ratios (same run):")
+    for name, value in report["other_ratios"].items():
+        print(f"  {name}: {value:.1f}x")
+    print("\ntargets:")
+    for target in report["targets"]:
+        extra = f" ({target['headroom_x']:.0f}x headroom)" if "headroom_x" in target else ""
+        print(f"  {'PASS' if target['pass'] else 'FAIL'}  {target['target']}: "
+              f"{target['value']:.3g} {target['unit']}{extra}")
+    print("\nsanity:")
+    for check, ok in report["sanity"].items():
+        print(f"  {'ok  ' if ok else 'FAIL'}  {check}")
+
+
+def profile_headline(inputs: Inputs, top: int) -> str:
+    """cProfile of one end-to-end diff, top functions by own time: where our time goes."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    diff(load_surface(inputs.before), load_surface(inputs.after))
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=7, help="synthetic surface seed (default 7)")
+    parser.add_argument("--tools", type=int, default=500, help="tools in the surface (default 500)")
+    parser.add_argument("--changed", type=int, default=25, help="tools changed in the variant (default 25)")
+    parser.add_argument("--repeat", type=int, default=7, help="samples of each of our measurements (default 7)")
+    parser.add_argument("--deepdiff-repeat", type=int, default=3, help="samples of DeepDiff (default 3; slow)")
+    parser.add_argument("--unchanged-loops", type=int, default=1000,
+                        help="calls per sample of the unchanged check (default 1000)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--profile", type=int, metavar="N", default=0,
+                        help="also print the top N functions of a cProfile of our end-to-end diff")
+    args = parser.parse_args(argv)
+    if min(args.repeat, args.deepdiff_repeat, args.unchanged_loops) < 1:
+        parser.error("--repeat, --deepdiff-repeat and --unchanged-loops must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    inputs = build_inputs(args.seed, args.tools, args.changed)
+    deepdiff_results: list[DeepDiff] = []
+    cases = [*our_cases(inputs, args.repeat), deepdiff_case(inputs, args.deepdiff_repeat, deepdiff_results),
+             *unchanged_cases(inputs, args.repeat, args.unchanged_loops)]
+    print(f"measuring {len(cases)} cases, interleaved; DeepDiff takes a few seconds per run ...", file=sys.stderr)
+    timings = run_cases(cases)
+
+    result = diff(load_surface(inputs.before), load_surface(inputs.after))
+    deepdiff_items = sum(len(items) for items in deepdiff_results[0].values())
+    report: dict[str, JSON] = {
+        "machine": machine(),
+        "surface": {"seed": args.seed, "tools": args.tools, "changed": args.changed,
+                    "changes": len(inputs.changes) - 2, "bytes_before": surface_size(inputs.before),
+                    "bytes_after": surface_size(inputs.after)},
+        "timings": {key: timing.to_json() for key, timing in timings.items()},
+        "deltas": {"total": len(result.deltas), "by_severity": result.summary,
+                   "tools_changed": len(result.tools.changed), "tools_added": len(result.tools.added),
+                   "tools_removed": len(result.tools.removed)},
+        "deepdiff_items": deepdiff_items,
+        "targets": targets(timings),
+        "other_ratios": other_ratios(timings),
+        "sanity": sanity(inputs, result, deepdiff_items),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report, timings)
+    if args.profile:
+        print(profile_headline(inputs, args.profile), file=sys.stderr if args.json else sys.stdout)
+    passed = all(target["pass"] for target in report["targets"]) and all(report["sanity"].values())
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
