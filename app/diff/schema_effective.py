@@ -34,6 +34,7 @@ ANNOTATION_KEYWORDS = (
 """Keywords that describe but never constrain (a change is COSMETIC)."""
 IGNORED_KEYWORDS = ("$ref", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$vocabulary")
 """Structure, compared through what references resolve to, never directly."""
+STRUCTURAL_KEYWORDS = (*IGNORED_KEYWORDS, "$schema", "$id")
 UNION_KEYWORDS = ("anyOf", "oneOf")
 ALL_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 
@@ -89,12 +90,13 @@ def make_node(raw: JSON, root: JSON, pointer: str, location: str | None = None) 
 
 def _ref_location(root: JSON, raw: dict[str, JSON]) -> str | None:
     """For a bare ``$ref`` (a chain of them), the pointer of the schema it leads to; with
-    sibling keywords the merged schema is the referencing node's own, so None."""
+    sibling keywords that constrain or describe, the merged schema is the referencing
+    node's own, so None (``$defs`` and the like beside a root ``$ref`` change nothing)."""
     seen: set[str] = set()
     node: JSON = raw
     target = None
     while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"] not in seen:
-        if len(node) > 1:
+        if any(key not in STRUCTURAL_KEYWORDS for key in node):
             return None
         ref = node["$ref"]
         seen.add(ref)
