@@ -94,37 +94,51 @@ def tools_lists(draw: st.DrawFn, max_tools: int = 4) -> dict[str, JSON]:
     return {"tools": [draw(tool_dicts(name)) for name in tool_names]}
 
 
-def shuffled(value: JSON, rng: random.Random, schema_position: bool = False, sets: bool = True,
-             top: bool = True) -> JSON:
-    """A copy with every object's keys and the tool list reordered, and (with ``sets``)
-    the set-like ``required``/``type`` lists of schemas too. Only the top-level ``tools``
-    list is a tool list: a ``tools`` key inside a value (an enum, a default) is data."""
+def shuffled(value: JSON, rng: random.Random, sets: bool = True) -> JSON:
+    """A copy of a tools/list result with every object's keys and the tool list reordered,
+    and (with ``sets``) the set-like ``required``/``type`` lists of the tools' schemas.
+    Only the places that are a tool list or a schema are treated as such: a key named
+    "tools" or "required" inside a default value or an extension is plain data."""
+    out = _reordered_keys(value, rng)
+    if isinstance(out, dict) and isinstance(out.get("tools"), list):
+        tools = []
+        for tool in out["tools"]:
+            tool = _reordered_keys(tool, rng)
+            for key in ("inputSchema", "outputSchema"):
+                if isinstance(tool.get(key), dict):
+                    tool[key] = _shuffled_schema(tool[key], rng, sets)
+            tools.append(tool)
+        rng.shuffle(tools)
+        out["tools"] = tools
+    return out
+
+
+def _reordered_keys(value: JSON, rng: random.Random) -> JSON:
+    """Same value, every object's keys in a random order; list order untouched."""
     if isinstance(value, dict):
-        items = list(value.items())
-        rng.shuffle(items)
-        out: dict[str, JSON] = {}
-        for key, child in items:
-            if sets and schema_position and key in SET_KEYWORDS and isinstance(child, list):
-                child = list(child)
-                rng.shuffle(child)
-                out[key] = child
-            elif schema_position and key in SCHEMA_MAP_KEYWORDS and isinstance(child, dict):
-                out[key] = {k: shuffled(v, rng, True, sets, False) for k, v in _shuffled_items(child, rng)}
-            elif schema_position and (key in SCHEMA_KEYWORDS or key in SCHEMA_LIST_KEYWORDS):
-                out[key] = ([shuffled(v, rng, True, sets, False) for v in child] if isinstance(child, list)
-                            else shuffled(child, rng, True, sets, False))
-            elif key in ("inputSchema", "outputSchema"):
-                out[key] = shuffled(child, rng, True, sets, False)
-            elif key == "tools" and top and isinstance(child, list):
-                tools = [shuffled(tool, rng, sets=sets, top=False) for tool in child]
-                rng.shuffle(tools)
-                out[key] = tools
-            else:
-                out[key] = shuffled(child, rng, sets=sets, top=False)
-        return out
+        return {key: _reordered_keys(child, rng) for key, child in _shuffled_items(value, rng)}
     if isinstance(value, list):
-        return [shuffled(item, rng, sets=sets, top=top) for item in value]
+        return [_reordered_keys(item, rng) for item in value]
     return value
+
+
+def _shuffled_schema(schema: JSON, rng: random.Random, sets: bool) -> JSON:
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, JSON] = {}
+    for key, child in _shuffled_items(schema, rng):
+        if sets and key in SET_KEYWORDS and isinstance(child, list):
+            child = list(child)
+            rng.shuffle(child)
+            out[key] = child
+        elif key in SCHEMA_MAP_KEYWORDS and isinstance(child, dict):
+            out[key] = {name: _shuffled_schema(sub, rng, sets) for name, sub in _shuffled_items(child, rng)}
+        elif key in SCHEMA_KEYWORDS or key in SCHEMA_LIST_KEYWORDS:
+            out[key] = ([_shuffled_schema(sub, rng, sets) for sub in child] if isinstance(child, list)
+                        else _shuffled_schema(child, rng, sets))
+        else:
+            out[key] = _reordered_keys(child, rng)
+    return out
 
 
 def _shuffled_items(mapping: dict[str, JSON], rng: random.Random) -> list[tuple[str, JSON]]:
