@@ -1,0 +1,237 @@
+"""ContractDiff on real contract evolutions: every consecutive pair of versions in
+tests/corpus, with the deltas RULES.md requires, worked out by reading the two captures
+(what changed, and which row of RULES.md grades it) - not from the tool's output.
+
+``COUNTS`` pins every compatibility delta of each pair (rule and severity, counted); the
+security axis (``security.*``) belongs to its own family and is left out here. The tests
+below it pin the deltas that matter most with their tool, field and path.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from app import load_surface
+from app.diff import Delta, diff
+from app.model import Surface
+from tests.conftest import CORPUS, CORPUS_SERVERS, corpus_versions
+
+PAIRS = [(server, before.stem, after.stem) for server in CORPUS_SERVERS
+         for before, after in zip(corpus_versions(server), corpus_versions(server)[1:])]
+
+
+@lru_cache(maxsize=None)
+def load(server: str, version: str) -> Surface:
+    return load_surface(Path(CORPUS / server / f"{version}.json"))
+
+
+def deltas(server: str, before: str, after: str) -> list[Delta]:
+    """The compatibility deltas (the security axis left out) from one version to the next."""
+    return [d for d in diff(load(server, before), load(server, after)).deltas if d.category != "security"]
+
+
+def find(found: list[Delta], rule: str, tool: str | None, field: str | None = None) -> list[Delta]:
+    return [d for d in found if d.rule == rule and d.tool == tool and (field is None or d.field == field)]
+
+
+B, R, S, C = "BREAKING", "RISKY", "SAFE", "COSMETIC"
+
+COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
+    # 6 new tools (annotatedMessage, getResourceLinks, getResourceReference, printEnv, startElicitation,
+    # structuredContent) and the prompt resource_prompt
+    ("everything", "0.6.2", "2025.7.29"): {("tool.added", S): 6, ("prompt.added", S): 1},
+    ("everything", "2025.7.29", "2025.9.12"): {("tool.removed", B): 1},  # startElicitation
+    # add -> get-sum, annotatedMessage -> get-annotated-message, getResourceLinks -> get-resource-links,
+    # longRunningOperation -> trigger-long-running-operation keep equal input schemas: renames, each with
+    # a new title and description (as echo has). getTinyImage/printEnv/getResourceReference/
+    # structuredContent/sampleLLM changed their schema too (or are gone): removed, and 7 tools are new.
+    # Prompts were renamed (snake_case -> kebab-case): no prompt rename rule, so removed and added.
+    ("everything", "2025.9.12", "2026.1.14"): {
+        ("tool.renamed", B): 4, ("tool.removed", B): 5, ("tool.added", S): 7,
+        ("tool.title.changed", C): 5, ("tool.description.changed", C): 5,
+        ("prompt.removed", B): 3, ("prompt.added", S): 4, ("resource.removed", B): 100, ("resource.added", S): 7,
+    },
+    # annotations on all 12 tools (9 claim read-only, none destructive, 10 idempotent, 11 closed-world),
+    # 8 input roots reopened, one argument description dropped from args-prompt
+    ("everything", "2026.1.14", "2026.8.31"): {
+        ("tool.added", S): 1, ("tool.annotation.read-only.gained", R): 9, ("tool.annotation.destructive.lost", R): 12,
+        ("tool.annotation.idempotent.changed", R): 10, ("tool.annotation.open-world.narrowed", S): 11,
+        ("input.additional-properties.opened", S): 8, ("prompt.description.changed", C): 1,
+    },
+    ("filesystem", "0.5.1", "2025.3.28"): {("tool.added", S): 2, ("input.property.added", S): 1},
+    ("filesystem", "2025.3.28", "2025.7.29"): {
+        ("tool.added", S): 3, ("input.property.added", S): 2, ("tool.description.changed", C): 2},
+    # every tool gains a title and an output schema; 10 claim read-only; create_directory and move_file
+    # claim not destructive, create_directory and write_file idempotent; list_allowed_directories closes
+    # its root ($schema added beside it); read_multiple_files.paths gains minItems 1 and a description
+    ("filesystem", "2025.7.29", "2025.11.25"): {
+        ("output.schema.added", S): 14, ("tool.title.changed", C): 14, ("tool.annotation.read-only.gained", R): 10,
+        ("tool.annotation.destructive.lost", R): 2, ("tool.annotation.idempotent.changed", R): 2,
+        ("input.additional-properties.closed", R): 1, ("input.bound.tightened", B): 1,
+        ("input.property.added", S): 1, ("input.description.changed", C): 2, ("tool.description.changed", C): 2,
+    },
+    # 14 roots and edit_file's edits[] reopened, openWorldHint false everywhere, taskSupport "forbidden"
+    # spelled out (the default: nothing), move_file now destructive, read_media_file's result items
+    # become an anyOf of the old shape (without "blob") and a new resource shape
+    ("filesystem", "2025.11.25", "2026.8.31"): {
+        ("input.additional-properties.opened", S): 15, ("tool.annotation.open-world.narrowed", S): 14,
+        ("tool.annotation.destructive.gained", B): 1, ("output.enum.value-removed", S): 1,
+        ("output.unclassified", R): 1, ("tool.description.changed", C): 1,
+    },
+    # 9 tools gone, 5 new; {repo_path} is shared by 2 removed and 4 added tools, so no pair is a rename;
+    # git_commit.files and git_log.ref removed from open objects; pydantic titles renamed
+    ("git", "0.2.0", "0.4.0"): {
+        ("tool.removed", B): 9, ("tool.added", S): 5, ("input.property.removed", R): 2,
+        ("input.description.changed", C): 2, ("tool.description.changed", C): 2,
+    },
+    ("git", "0.4.0", "2025.7.1"): {("tool.added", S): 6, ("input.property.added", S): 2},
+    ("git", "2025.7.1", "2025.9.25"): {("tool.removed", B): 1, ("input.property.added", S): 2},
+    # annotations on all 12 tools, git_add.files minItems 1, every pydantic title renamed
+    ("git", "2025.9.25", "2026.10.19"): {
+        ("input.bound.tightened", B): 1, ("input.description.changed", C): 12,
+        ("tool.annotation.read-only.gained", R): 7, ("tool.annotation.destructive.lost", R): 11,
+        ("tool.annotation.idempotent.changed", R): 9, ("tool.annotation.open-world.narrowed", S): 12,
+        ("tool.description.changed", C): 1,
+    },
+    # 8 new tools; 9 argument descriptions dropped (create_issue x7, push_files.files[] x2)
+    ("github", "0.6.2", "2025.1.23"): {("tool.added", S): 8, ("input.description.changed", C): 9},
+    ("github", "2025.1.23", "2025.3.19"): {("tool.added", S): 9},
+    ("github", "2025.3.19", "2025.3.28"): {},  # same tools/list
+    ("github", "2025.3.28", "2025.4.8"): {("input.union.branch-added", S): 1, ("input.description.changed", C): 1},
+    # every root and every items object closed
+    ("memory", "0.6.2", "2025.9.25"): {("input.additional-properties.closed", R): 14},
+    ("memory", "2025.9.25", "2025.11.25"): {
+        ("output.schema.added", S): 9, ("tool.title.changed", C): 9, ("input.description.changed", C): 9},
+    ("memory", "2025.11.25", "2026.1.26"): {("input.additional-properties.opened", S): 1},  # read_graph
+    ("memory", "2026.1.26", "2026.8.31"): {
+        ("input.additional-properties.opened", S): 13, ("resource.added", S): 1,
+        ("tool.annotation.destructive.lost", R): 6, ("tool.annotation.idempotent.changed", R): 6,
+        ("tool.annotation.open-world.narrowed", S): 9, ("tool.annotation.read-only.gained", R): 3,
+    },
+    ("puppeteer", "0.6.2", "2025.5.12"): {("input.property.added", S): 3, ("input.description.changed", C): 1},
+    ("time", "0.5.1", "2026.1.26"): {},  # same tools/list
+    ("time", "2026.1.26", "2026.6.4"): {
+        ("tool.annotation.read-only.gained", R): 2, ("tool.annotation.destructive.lost", R): 2,
+        ("tool.annotation.idempotent.changed", R): 2, ("tool.annotation.open-world.narrowed", S): 2,
+        ("tool.description.changed", C): 1,
+    },
+    # output schemas with $ref/$defs appear; the inputs only gain pydantic titles
+    ("time", "2026.6.4", "2026.10.19"): {("output.schema.added", S): 2, ("input.description.changed", C): 6},
+}
+
+
+def test_every_consecutive_pair_has_expectations():
+    assert sorted(PAIRS) == sorted(COUNTS)
+
+
+@pytest.mark.parametrize("server,before,after", PAIRS)
+def test_every_compatibility_delta_of_each_pair(server, before, after):
+    found = Counter((d.rule, d.severity.value) for d in deltas(server, before, after))
+    assert dict(found) == COUNTS[(server, before, after)]
+
+
+@pytest.mark.parametrize("server,version", [(s, v.stem) for s in CORPUS_SERVERS for v in corpus_versions(s)])
+def test_every_version_against_itself_is_unchanged(server, version):
+    same = load_surface(Path(CORPUS / server / f"{version}.json"))
+    assert diff(load(server, version), same).deltas == ()
+
+
+# -- the deltas that matter, with their place ------------------------------------------------------
+
+
+def test_filesystem_2025_7_29_to_2025_11_25():
+    found = deltas("filesystem", "2025.7.29", "2025.11.25")
+    (min_items,) = find(found, "input.bound.tightened", "read_multiple_files", "input.paths")
+    assert (min_items.severity.value, min_items.path, min_items.after) == (
+        "BREAKING", "/tools/read_multiple_files/inputSchema/properties/paths/minItems", "at least 1 item")
+    assert len(find(found, "output.schema.added", "read_text_file", "output")) == 1
+    (read_only,) = find(found, "tool.annotation.read-only.gained", "list_directory")
+    assert read_only.severity.value == "RISKY"
+    (closed,) = find(found, "input.additional-properties.closed", "list_allowed_directories", "input")
+    assert (closed.severity.value, closed.path) == (
+        "RISKY", "/tools/list_allowed_directories/inputSchema/additionalProperties")
+    assert {d.tool for d in found if d.rule == "tool.annotation.destructive.lost"} == {"create_directory", "move_file"}
+
+
+def test_filesystem_2025_11_25_to_2026_8_31():
+    found = deltas("filesystem", "2025.11.25", "2026.8.31")
+    (destructive,) = [d for d in found if d.rule == "tool.annotation.destructive.gained"]
+    assert (destructive.tool, destructive.severity.value, destructive.before, destructive.after) == (
+        "move_file", "BREAKING", "false", "true")
+    opened = [d for d in found if d.rule == "input.additional-properties.opened"]
+    assert {d.field for d in opened} == {"input", "input.edits[]"}
+    assert all(d.severity.value == "SAFE" for d in opened)
+    # read_media_file: the old result shape lost "blob" (SAFE for output); the new shape is a wider
+    # result no output rule grades (RISKY, never SAFE by default)
+    (blob,) = find(found, "output.enum.value-removed", "read_media_file", "output.content[].type")
+    assert blob.path == "/tools/read_media_file/outputSchema/properties/content/items/anyOf/0/properties/type/enum"
+    (shape,) = find(found, "output.unclassified", "read_media_file", "output.content[]")
+    assert shape.path == "/tools/read_media_file/outputSchema/properties/content/items/anyOf/1"
+
+
+def test_memory_closes_roots_and_items():
+    found = deltas("memory", "0.6.2", "2025.9.25")
+    fields = {(d.tool, d.field) for d in found}
+    assert ("create_entities", "input") in fields and ("create_entities", "input.entities[]") in fields
+    assert ("read_graph", "input") in fields
+    (items,) = find(found, "input.additional-properties.closed", "add_observations", "input.observations[]")
+    assert items.path == "/tools/add_observations/inputSchema/properties/observations/items/additionalProperties"
+
+
+def test_git_add_files_needs_an_item():
+    (min_items,) = [d for d in deltas("git", "2025.9.25", "2026.10.19") if d.rule == "input.bound.tightened"]
+    assert (min_items.tool, min_items.field, min_items.severity.value) == ("git_add", "input.files", "BREAKING")
+
+
+def test_git_init_removed_and_optional_nullable_timestamps_added():
+    found = deltas("git", "2025.7.1", "2025.9.25")
+    (removed,) = find(found, "tool.removed", "git_init")
+    assert removed.severity.value == "BREAKING"
+    added = find(found, "input.property.added", "git_log")
+    assert sorted(d.field for d in added) == ["input.end_timestamp", "input.start_timestamp"]
+    assert {d.after for d in added} == {"optional null or string"}
+
+
+def test_git_tools_sharing_one_schema_are_not_paired_as_renames():
+    found = deltas("git", "0.2.0", "0.4.0")
+    assert find(found, "tool.renamed", "git_status") == []
+    assert {d.tool for d in found if d.rule == "tool.removed"} >= {"git_list_branches", "git_list_tags"}
+
+
+def test_github_review_comments_gain_a_second_shape():
+    # items: {path, position, body} -> anyOf [{path, position, body}, {path, line, body}]: the old
+    # shape is still a branch, so only a branch is added (the description says "position or line")
+    found = deltas("github", "2025.3.28", "2025.4.8")
+    (branch,) = find(found, "input.union.branch-added", "create_pull_request_review", "input.comments[]")
+    assert branch.path == "/tools/create_pull_request_review/inputSchema/properties/comments/items/anyOf/1"
+    assert branch.severity.value == "SAFE"
+
+
+def test_time_output_schemas_with_references():
+    found = deltas("time", "2026.6.4", "2026.10.19")
+    assert sorted(d.tool for d in found if d.rule == "output.schema.added") == ["convert_time", "get_current_time"]
+    assert {d.rule for d in found} == {"output.schema.added", "input.description.changed"}
+
+
+def test_everything_renames_keep_their_old_names():
+    found = deltas("everything", "2025.9.12", "2026.1.14")
+    renames = {(d.before, d.after) for d in found if d.rule == "tool.renamed"}
+    assert renames == {("add", "get-sum"), ("annotatedMessage", "get-annotated-message"),
+                       ("getResourceLinks", "get-resource-links"),
+                       ("longRunningOperation", "trigger-long-running-operation")}
+    # getTinyImage -> get-tiny-image reopened its (argument-less) root: not equal, so not a rename
+    assert find(found, "tool.removed", "getTinyImage") and find(found, "tool.added", "get-tiny-image")
+
+
+def test_going_back_flips_the_grades():
+    # the reverse of a closing is an opening, of an added output schema a removed one
+    back = Counter(d.rule for d in deltas("memory", "2025.9.25", "0.6.2"))
+    assert back == {"input.additional-properties.opened": 14}
+    back = Counter((d.rule, d.severity.value) for d in deltas("filesystem", "2025.11.25", "2025.7.29"))
+    assert back[("output.schema.removed", "RISKY")] == 14
+    assert back[("input.bound.relaxed", "SAFE")] == 1
+    assert back[("tool.annotation.read-only.lost", "BREAKING")] == 10
