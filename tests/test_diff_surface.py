@@ -390,3 +390,17 @@ def test_resource_templates_are_keyed_by_uri_template():
         ("resource.added", "SAFE", None, None, "resourceTemplates.file:///{dir}/{path}",
          "/resourceTemplates/file:~1~1~1{dir}~1{path}"),
     ]
+
+
+def test_a_recursive_definition_inside_an_action_is_reported_once_in_that_action():
+    def schema(label: JSON) -> JSON:
+        return {"type": "object", "oneOf": [
+            {"type": "object", "properties": {"action": {"const": "plant"}, "tree": {"$ref": "#/$defs/Node"}}},
+            {"type": "object", "properties": {"action": {"const": "fell"}, "id": {"type": "string"}}},
+        ], "$defs": {"Node": {"type": "object", "properties": {
+            "label": label, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}
+
+    assert run(tools(tool("garden", schema({"type": "string"}))),
+               tools(tool("garden", schema({"type": "string", "maxLength": 20})))) == [
+        ("input.bound.tightened", "BREAKING", "garden", "plant", "actions.plant.input.tree.label",
+         "/tools/garden/inputSchema/oneOf/0/properties/tree/properties/label/maxLength")]

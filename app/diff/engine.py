@@ -27,7 +27,7 @@ from app.diff.rules.output_schema import OUTPUT
 from app.diff.rules.prompts_resources import compare_prompts, compare_resources
 from app.diff.rules.security import compare_prompt_security, compare_tool_security, new_tool_security
 from app.diff.schema_compare import COSMETIC_KINDS, SchemaComparer
-from app.diff.schema_effective import Node, effective, make_node
+from app.diff.schema_effective import Node, make_node, resolve
 from app.model import Surface, Tool
 from app.schemas import pointer
 
@@ -103,11 +103,14 @@ def compare_tool(out: Emitter, before: Tool, after: Tool, tool_names: frozenset[
 
 
 def _root(tool: Tool, schema_key: str, without: str | None = None) -> Node:
+    """A tool's input or output schema as the walk's root node (``without`` a keyword: a
+    grouped tool's union, compared action by action)."""
     raw = tool.input_schema if schema_key == "inputSchema" else tool.output_schema
-    node = make_node(raw, raw, pointer("tools", tool.name, schema_key))
+    at = pointer("tools", tool.name, schema_key)
     if without is None:
-        return node
-    return Node(effective({k: v for k, v in raw.items() if k != without}, raw), raw, node.pointer)
+        return make_node(raw, raw, at)
+    schema, spelling, _ = resolve({k: v for k, v in raw.items() if k != without}, raw)
+    return Node(schema, raw, at, "", spelling=spelling)
 
 
 def compare_input(out: Emitter, before: Tool, after: Tool) -> None:
@@ -126,9 +129,11 @@ def compare_input(out: Emitter, before: Tool, after: Tool) -> None:
     for name in sorted(b_actions.keys() & a_actions.keys()):
         b, a = b_actions[name], a_actions[name]
         b_node = make_node(before.input_schema[b.keyword][b.index], before.input_schema,
-                           pointer("tools", before.name, "inputSchema", b.keyword, str(b.index)))
+                           pointer("tools", before.name, "inputSchema", b.keyword, str(b.index)),
+                           pointer(b.keyword, str(b.index)))
         a_node = make_node(after.input_schema[a.keyword][a.index], after.input_schema,
-                           pointer("tools", after.name, "inputSchema", a.keyword, str(a.index)))
+                           pointer("tools", after.name, "inputSchema", a.keyword, str(a.index)),
+                           pointer(a.keyword, str(a.index)))
         INPUT.compare(out, Scope(after.name, name), b_node, a_node, f"actions.{name}.input")
 
 
