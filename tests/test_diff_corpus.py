@@ -10,7 +10,7 @@ below it pin the deltas that matter most with their tool, field and path.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ PAIRS = [(server, before.stem, after.stem) for server in CORPUS_SERVERS
          for before, after in zip(corpus_versions(server), corpus_versions(server)[1:])]
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(server: str, version: str) -> Surface:
     return load_surface(Path(CORPUS / server / f"{version}.json"))
 

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import app.diff.engine as engine
 from app import load_surface
-from app.diff import Severity, diff
+from app.diff import Severity, diff, engine
 from app.diff.emitter import Emitter
 from app.model import Surface
 from tests.strategies import schemas, shuffled, tool_dicts, tools_lists
@@ -112,7 +111,7 @@ def test_within_a_tool_actions_sort_after_the_tool_wide_deltas():
 
 def test_delta_id_is_the_first_12_hex_of_sha256_of_its_identity():
     (delta,) = [d for d in diff(BEFORE, AFTER).deltas if d.tool == "billing"]
-    key = "|".join([delta.rule, "billing", "", delta.path, delta.before, delta.after])
+    key = f"{delta.rule}|billing||{delta.path}|{delta.before}|{delta.after}"
     assert key == "input.type.narrowed|billing||/tools/billing/inputSchema/properties/amount/type|number|integer"
     assert delta.id == hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     assert delta.to_json()["id"] == delta.id

@@ -39,7 +39,7 @@ from app.diff.schema_effective import (
     value_set,
 )
 from app.jsonio import canonical_json
-from app.schemas import escape_pointer_token, resolve_local_ref
+from app.schemas import resolve_local_ref
 
 JSON = Any
 MAX_DEPTH = 64
