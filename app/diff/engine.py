@@ -232,9 +232,9 @@ def detect_renames(removed: list[Tool], added: list[Tool]) -> list[tuple[str, st
     pairs: list[tuple[str, str]] = []
     used_old: set[str] = set()
     used_new: set[str] = set()
-    for _, old, new in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
-        if old not in used_old and new not in used_new:
-            pairs.append((old, new))
-            used_old.add(old)
-            used_new.add(new)
+    for _, old_name, new_name in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if old_name not in used_old and new_name not in used_new:
+            pairs.append((old_name, new_name))
+            used_old.add(old_name)
+            used_new.add(new_name)
     return pairs
