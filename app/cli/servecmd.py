@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import secrets
+import sys
 import tempfile
 
-from app.cli.common import EXIT_OK, default_lockfiles, progress
-from app.config import load_settings
+from app.cli.common import EXIT_OK, CliError, default_lockfiles, progress
+from app.config import SCOPES, hash_token, load_settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -25,6 +28,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
              f"({args.workers} worker(s), {auth})")
     uvicorn.run("app.api:app_from_environment", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level, access_log=args.access_log)
+    return EXIT_OK
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    """A new random token, printed once, and the config entry that stores only its hash."""
+    scopes = [scope.strip() for scope in args.scopes.split(",") if scope.strip()]
+    unknown = sorted(set(scopes) - set(SCOPES))
+    if unknown or not scopes:
+        raise CliError(f"--scopes: unknown scope {unknown[0]!r} (one of: {', '.join(SCOPES)})" if unknown
+                       else "--scopes: give at least one scope")
+    token = secrets.token_urlsafe(32)
+    servers = [pattern.strip() for pattern in args.servers.split(",") if pattern.strip()]
+    print(f"token (shown once; give it to the client as its bearer token): {token}", file=sys.stderr)
+    # JSON strings and arrays of strings are valid TOML values.
+    print(f"[[tokens]]\nname = {json.dumps(args.name)}\nsha256 = {json.dumps(hash_token(token))}\n"
+          f"scopes = {json.dumps(scopes)}\nservers = {json.dumps(servers)}")
     return EXIT_OK
 
 
@@ -50,3 +69,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
                        help="log every request (default: on)")
     serve.set_defaults(handler=cmd_serve)
+
+    token = commands.add_parser(
+        "token",
+        help="create a bearer token and print its config entry",
+        description=("Create a random bearer token. The token goes to stderr, once; the [[tokens]] entry for the "
+                     "config file (which keeps only the token's sha256) goes to stdout."),
+        epilog="Example: mcp-governance token --name release --scopes read,lock >> mcp-governance.toml",
+    )
+    token.add_argument("--name", required=True, help="who the token belongs to (shown in the audit log)")
+    token.add_argument("--scopes", required=True, help=f"comma-separated: {', '.join(SCOPES)}")
+    token.add_argument("--servers", default="*", help="comma-separated server-name globs (default: *)")
+    token.set_defaults(handler=cmd_token)
