@@ -12,10 +12,12 @@ from app.cli.common import (
     CliError,
     add_gate,
     add_input_format,
+    add_live_source,
     default_lockfiles,
     gate_of,
     progress,
     read_input,
+    read_source,
     service_token,
     write_output,
 )
@@ -45,10 +47,10 @@ def _report(args: argparse.Namespace, result: DiffResult, source: str | None) ->
 
 def cmd_diff(args: argparse.Namespace) -> int:
     before = read_input(args.before, args.input_format)
-    after = read_input(args.after, args.input_format)
+    after, where = read_source(args, args.after, "AFTER", input_format=args.input_format)
     args.policy_obj = _policy(args)
     result = diff(before, after, args.policy_obj)
-    return _report(args, result, None if args.after == "-" else args.after)
+    return _report(args, result, None if where in ("-", "--from-command", "--from-url") else where)
 
 
 def cmd_awareness(args: argparse.Namespace) -> int:
@@ -62,10 +64,10 @@ def cmd_awareness(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    surface = read_input(args.surface, args.input_format, args.server)
+    surface, where = read_source(args, args.surface, input_format=args.input_format, server=args.server)
     server = surface.server
     if server is None:
-        raise CliError(f"{args.surface}: no server name in the input; pass --server NAME")
+        raise CliError(f"{where}: no server name in the input; pass --server NAME")
     if args.url:
         from app.client import GovernanceClient, GovernanceError
 
@@ -86,7 +88,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CliError(f"{args.lockfiles}: no lock for server {server!r} (run mcp-governance lock first)")
     args.policy_obj = _policy(args)
     result = diff(current.surface, surface, args.policy_obj)
-    return _report(args, result, None if args.surface == "-" else args.surface)
+    return _report(args, result, None if where in ("-", "--from-command", "--from-url") else where)
 
 
 def _add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -113,13 +115,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         epilog=(
             "Examples:\n"
             "  mcp-governance diff lockfiles/billing.lock.toml tools.json\n"
-            "  mcp-governance diff old.json new.json --format sarif -o contractdiff.sarif --fail-on RISKY"
+            "  mcp-governance diff old.json new.json --format sarif -o contractdiff.sarif --fail-on RISKY\n"
+            '  mcp-governance diff lockfiles/billing.lock.toml --from-command "python server.py"'
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff_parser.add_argument("before", metavar="BEFORE", help="the known-good surface (or - for stdin)")
-    diff_parser.add_argument("after", metavar="AFTER", help="the new or live surface (or - for stdin)")
+    diff_parser.add_argument("after", metavar="AFTER", nargs="?",
+                             help="the new or live surface (or - for stdin); or use --from-command / --from-url")
     _add_report_options(diff_parser)
+    add_live_source(diff_parser, "AFTER")
     diff_parser.set_defaults(handler=cmd_diff)
 
     check = commands.add_parser(
@@ -131,7 +136,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         epilog="Example: mcp-governance check tools.json --server billing --lockfiles lockfiles --format github",
     )
-    check.add_argument("surface", metavar="SURFACE", help="the surface to check (or - for stdin)")
+    check.add_argument("surface", metavar="SURFACE", nargs="?",
+                       help="the surface to check (or - for stdin); or use --from-command / --from-url")
     check.add_argument("--server", metavar="NAME", help="server name (default: from the input)")
     where = check.add_mutually_exclusive_group()
     where.add_argument("--url", metavar="URL", help="the governance service holding the lock")
@@ -139,6 +145,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="lockfile directory holding the lock (default: $MCP_GOVERNANCE_LOCKFILES or ./lockfiles)")
     check.add_argument("--token", metavar="T", help="bearer token for --url (default: $MCP_GOVERNANCE_TOKEN)")
     _add_report_options(check)
+    add_live_source(check)
     check.set_defaults(handler=cmd_check)
 
     awareness = commands.add_parser(

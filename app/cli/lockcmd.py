@@ -1,17 +1,22 @@
-"""``lock`` (write a lockfile, or post it to a service) and ``export``."""
+"""``lock`` (write a lockfile, or post it to a service), ``export``, and ``live`` (report what a
+server exposes now to a service)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+from typing import Any
 
 from app.cli.common import (
     EXIT_OK,
     CliError,
     add_input_format,
+    add_live_source,
     default_lockfiles,
     progress,
     read_input,
+    read_source,
     service_token,
     write_output,
 )
@@ -22,9 +27,10 @@ from app.problems import InputError
 
 
 def cmd_lock(args: argparse.Namespace) -> int:
-    surface = read_input(args.surface, args.input_format, args.server, args.server_version)
+    surface, where = read_source(args, args.surface, input_format=args.input_format, server=args.server,
+                                 server_version=args.server_version)
     if surface.server is None:
-        raise CliError(f"{args.surface}: no server name in the input; pass --server NAME")
+        raise CliError(f"{where}: no server name in the input; pass --server NAME")
     if args.url:
         return _lock_remote(args, surface)
     destination = args.output or str(Path(args.lockfiles) / f"{surface.server}.lock.toml")
@@ -74,6 +80,39 @@ def _unchanged_timestamp(destination: str, surface: Surface) -> str | None:
     return None
 
 
+def cmd_live(args: argparse.Namespace) -> int:
+    if not args.url:
+        raise CliError("live needs the governance service: pass --url URL (or set MCP_GOVERNANCE_URL)")
+    surface, where = read_source(args, args.surface, input_format=args.input_format, server=args.server)
+    if surface.server is None:
+        raise CliError(f"{where}: no server name in the input; pass --server NAME")
+    from app.client import GovernanceClient, GovernanceError
+
+    with GovernanceClient(args.url, service_token(args)) as client:
+        try:
+            # The raising flavour: unlike an MCP server at start, a person wants the refusal.
+            body = client._call("PUT", f"/servers/{surface.server}/live", json=lock_document(surface)).json()
+        except GovernanceError as exc:
+            raise CliError(f"{args.url}: {exc}") from None
+        except ValueError:
+            raise CliError(f"{args.url}: the service did not answer with JSON") from None
+    write_output(_drift_line(body) + "\n", "-")
+    return EXIT_OK
+
+
+def _drift_line(body: dict[str, Any]) -> str:
+    """``billing: drifted from lock version 1 (max BREAKING: 1 BREAKING, 1 SAFE)``."""
+    server, status = body.get("server"), body.get("status")
+    if status == "unlocked":
+        return f"{server}: unlocked (no lock to compare with; live {body.get('live_digest')})"
+    if status == "in-sync":
+        return f"{server}: in sync with lock version {body.get('lock_version')}"
+    summary: dict[str, int] = body.get("summary") or {}
+    counts = ", ".join(f"{count} {severity}" for severity, count in summary.items() if count)
+    return (f"{server}: {status} from lock version {body.get('lock_version')} "
+            f"(max {body.get('maxSeverity')}: {counts or 'no classified changes'})")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     surface = read_input(args.lockfile, args.input_format)
     if surface.server is None:
@@ -97,11 +136,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         epilog=(
             "Examples:\n"
             "  mcp-governance lock tools.json --server billing --server-version 2.4.0\n"
-            "  mcp-governance lock tools.json --server billing --url http://governance:8000 --commit $GIT_SHA"
+            "  mcp-governance lock tools.json --server billing --url http://governance:8000 --commit $GIT_SHA\n"
+            '  mcp-governance lock --from-command "python server.py" --server billing --url http://127.0.0.1:8000'
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lock.add_argument("surface", metavar="SURFACE", help="the surface to lock (a file, or - for stdin)")
+    lock.add_argument("surface", metavar="SURFACE", nargs="?",
+                      help="the surface to lock (a file, or - for stdin); or use --from-command / --from-url")
     lock.add_argument("--server", metavar="NAME",
                       help="server name (default: the input's server, serverName or serverInfo.name)")
     lock.add_argument("--server-version", metavar="V", help="server version to record")
@@ -115,6 +156,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     lock.add_argument("--commit", metavar="SHA", help="with --url: the commit being locked (audit log)")
     lock.add_argument("--reason", metavar="TEXT", help="with --url: why (audit log)")
     add_input_format(lock)
+    add_live_source(lock)
     lock.set_defaults(handler=cmd_lock)
 
     export = commands.add_parser(
@@ -132,3 +174,25 @@ def register(commands: argparse._SubParsersAction) -> None:
     export.add_argument("-o", "--output", metavar="PATH", default="-", help="where to write (default: stdout)")
     add_input_format(export)
     export.set_defaults(handler=cmd_export)
+
+    live = commands.add_parser(
+        "live",
+        help="report the surface a server exposes now to a governance service, and print its drift",
+        description=(
+            "PUT a surface to /servers/<server>/live on a governance service (what an MCP server does at start "
+            "with the SDK integration), then print whether it is in sync with the server's lock. Exit 2 when "
+            "the service refuses it."
+        ),
+        epilog='Example: mcp-governance live --from-command "python server.py" --server billing '
+               "--url http://127.0.0.1:8000",
+    )
+    live.add_argument("surface", metavar="SURFACE", nargs="?",
+                      help="the live surface (a file, or - for stdin); or use --from-command / --from-url")
+    live.add_argument("--server", metavar="NAME",
+                      help="server name (default: the input's server, serverName or serverInfo.name)")
+    live.add_argument("--url", metavar="URL", default=os.environ.get("MCP_GOVERNANCE_URL"),
+                      help="the governance service (default: $MCP_GOVERNANCE_URL)")
+    live.add_argument("--token", metavar="T", help="bearer token (default: $MCP_GOVERNANCE_TOKEN)")
+    add_input_format(live)
+    add_live_source(live)
+    live.set_defaults(handler=cmd_live)
