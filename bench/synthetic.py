@@ -18,7 +18,8 @@ import argparse
 import copy
 import json
 import random
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 JSON = Any
 Schema = dict[str, JSON]
@@ -164,7 +165,7 @@ DEF_DEPENDENCIES = {"Party": ("Address",)}
 
 
 def _id_property(noun: str) -> Schema:
-    prefix = "".join(part[0] for part in noun.split("_")) + noun[:3]
+    prefix = noun.replace("_", "")[:4]
     return {"type": "string", "pattern": f"^{prefix}_[A-Za-z0-9]{{12,24}}$",
             "description": f"Identifier of the {_words(noun)}, as returned when it was created."}
 
@@ -285,6 +286,24 @@ def _options(rng: random.Random) -> Schema:
     }
 
 
+def _order_by() -> Schema:
+    """Sort keys as an array of small objects, as many listing APIs take them."""
+    return {
+        "type": "array",
+        "description": "Sort keys, most significant first.",
+        "maxItems": 3,
+        "items": {
+            "type": "object",
+            "properties": {
+                "field": {"type": "string", "enum": list(SORT_FIELDS)},
+                "direction": {"type": "string", "enum": ["asc", "desc"], "default": "asc"},
+            },
+            "required": ["field"],
+            "additionalProperties": False,
+        },
+    }
+
+
 def _nullable_timestamp(what: str) -> Schema:
     return {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}],
             "description": f"When the record was {what}; null clears it."}
@@ -300,8 +319,7 @@ def _input_schema(rng: random.Random, verb: str, noun: str, money: bool) -> Sche
         required.append(f"{noun}_id")
     if verb in LIST_VERBS:
         properties["filters"] = _filters(rng, noun, money, defs)
-        properties["sort"] = {"type": "string", "enum": [f"{s}{d}" for s in SORT_FIELDS for d in ("", "_desc")],
-                              "default": "created_at_desc", "description": "Sort order of the results."}
+        properties["order_by"] = _order_by()
         properties["cursor"] = {"anyOf": [{"type": "string", "maxLength": 512}, {"type": "null"}],
                                 "description": "Opaque cursor from the previous page; null for the first page."}
     if verb == "create" or (verb == "update" and rng.random() < 0.5):
@@ -321,8 +339,8 @@ def _input_schema(rng: random.Random, verb: str, noun: str, money: bool) -> Sche
     if verb in ("create", "approve", "sync") and rng.random() < 0.4:
         properties["options"] = _options(rng)
     for _ in range(rng.randint(1, 2)):
-        name, schema = _scalar(rng, noun)
-        properties.setdefault(name, schema)
+        name, leaf = _scalar(rng, noun)
+        properties.setdefault(name, leaf)
     schema: Schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
@@ -373,7 +391,7 @@ def make_tool(rng: random.Random, index: int) -> dict[str, JSON]:
         "name": name,
         "title": title,
         "description": f"{verb.capitalize()} {_words(noun)} records in the {domain} service. "
-                       + _sentences(rng, 1, 3),
+                       + _sentences(rng, 1, 2),
         "inputSchema": _input_schema(rng, verb, noun, domain in MONEY_DOMAINS),
     }
     if rng.random() < 0.85:
@@ -620,7 +638,7 @@ def mutate(surface_json: dict[str, JSON], rng: random.Random, count: int = 25,
         raise ValueError(f"cannot change {count} tools and remove one more out of {len(tools)}")
     record = log if log is not None else []
     targets, firsts, spare = _targets(tools, rng, count)
-    for index, first in zip(targets, firsts):
+    for index, first in zip(targets, firsts, strict=True):
         _mutate_tool(tools[index], rng, first, record)
     removed = tools.pop(spare)
     record.append((removed["name"], "removed"))
