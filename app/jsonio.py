@@ -7,6 +7,7 @@ surrogates and absurd nesting are refused with the place named, never a tracebac
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from app.problems import InputError
@@ -43,6 +44,9 @@ def parse_json(data: bytes | str, where: str | None = None) -> JSON:
         raise InputError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", where
         ) from None
+    except ValueError:  # an integer too long to convert (sys.get_int_max_str_digits)
+        raise InputError(f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits",
+                         where) from None
     check_value(value, where)
     return value
 

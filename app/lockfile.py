@@ -214,6 +214,8 @@ def loads_toml(text: str, where: str | None = None) -> Surface:
         raise InputError(f"invalid TOML: {exc}", where) from None
     except RecursionError:
         raise InputError("invalid TOML: nested too deeply", where) from None
+    except ValueError:  # an integer too long to convert (sys.get_int_max_str_digits)
+        raise InputError("invalid TOML: a number has too many digits", where) from None
     try:
         return _read_document(_decode_json_fields(raw), encoded=True)
     except InputError as exc:
