@@ -78,10 +78,13 @@ def empty_surface(server: str) -> Surface:
 
 def summarizer(policy: Policy | None) -> Callable[[Surface | None, Surface], tuple[dict[str, int], str | None]]:
     """Counts and max severity of a version against the one before it (what the store
-    records for a lockfile committed by hand)."""
+    records for a lockfile committed by hand). Nothing for a first version, as for a
+    first version locked through :meth:`Governance.lock`."""
 
     def summarize(previous: Surface | None, surface: Surface) -> tuple[dict[str, int], str | None]:
-        result = diff(previous or empty_surface(surface.server or ""), surface, policy)
+        if previous is None:
+            return {}, None
+        result = diff(previous, surface, policy)
         return result.summary, result.max_severity.value if result.max_severity else None
 
     return summarize
@@ -120,6 +123,20 @@ class Governance:
             return self.store.current(server)
         except CorruptLockfile as exc:
             raise Corrupt(str(exc), server=server) from None
+
+    def history(self, server: str) -> list[VersionRecord]:
+        """Every accepted version, oldest first, including a lockfile committed by hand
+        that nobody has read yet (reading the current lock adopts it)."""
+        try:
+            self.store.current(server)
+        except CorruptLockfile:
+            pass  # not adopted; the versions before it are still history
+        return self.store.history(server)
+
+    def version(self, server: str, number: int) -> StoredLock:
+        """One accepted version (see :meth:`history`). Raises UnknownVersion."""
+        self.history(server)
+        return self.store.version(server, number)
 
     def lock(self, server: str, surface: Surface, request: LockRequest) -> LockOutcome:
         """Record a known-good surface: idempotent for an unchanged digest, refused when it

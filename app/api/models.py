@@ -177,7 +177,8 @@ class ValidationErrorBody(Strict):
     action: str | None = Field(None, examples=["get_invoice"])
     arguments: Any = Field(None, description="The arguments the model sent; the service validates them against "
                                              "the tool's live input schema.")
-    issues: list[Problem] | None = Field(None, description="Problems the server already found (instead of arguments).")
+    issues: list[Problem] | None = Field(None, min_length=1,
+                                         description="Problems the server already found (instead of arguments).")
     max: int = Field(5, ge=1, le=20, description="At most this many contract changes in the awareness section.")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [

@@ -235,6 +235,8 @@ class FileStore(LockStore):
             text = path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:  # a directory, no permission...: reported, never a crash at start
+            raise CorruptLockfile(server, f"{path}: cannot read ({exc.strerror})") from None
         surface = _verified(server, text, str(path))
         if last is not None and last.integrity_digest == surface.integrity_digest:
             return StoredLock(last, surface, text)

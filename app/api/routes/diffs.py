@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from app.api.bodies import json_body, openapi_body, server_name, surface_of, validated
 from app.api.models import DIFF_EXAMPLE, CheckBody, CheckResponse, DiffBody
@@ -53,14 +54,14 @@ async def post_diff(
     if body.server is not None:
         server = server_name(body.server, "body.server")
         caller.check_server(server)
-        current = gov.current(server)
+        current = await run_in_threadpool(gov.current, server)  # may wait for the store lock: off the loop
         if current is None:
             raise NotFound(f"server {server!r} has no lock", server=server)
-        result = gov.diff(current.surface, surface_of(body.surface, "surface", server))
+        result = await run_in_threadpool(gov.diff, current.surface, surface_of(body.surface, "surface", server))
     else:
         if body.before is None or body.after is None:
             raise ApiError(422, "invalid_input", "body: give before and after, or server and surface")
-        result = gov.diff(surface_of(body.before, "before"), surface_of(body.after, "after"))
+        result = await run_in_threadpool(gov.diff, surface_of(body.before, "before"), surface_of(body.after, "after"))
     text = render_report(result, format, gate=gate)
     headers = {"X-ContractDiff-Gate": "fail" if result.fails(gate) else "pass"}
     return Response(text, media_type=MEDIA[format], headers=headers)
@@ -73,10 +74,10 @@ async def post_check(request: Request, caller: Caller = Depends(require("read"))
     server = server_name(body.server, "body.server")
     caller.check_server(server)
     gov: Governance = request.app.state.governance
-    current = gov.current(server)
+    current = await run_in_threadpool(gov.current, server)  # may wait for the store lock: off the loop
     if current is None:
         raise NotFound(f"server {server!r} has no lock", server=server)
-    result = gov.diff(current.surface, surface_of(body.surface, "surface", server))
+    result = await run_in_threadpool(gov.diff, current.surface, surface_of(body.surface, "surface", server))
     max_severity = result.max_severity
     return CheckResponse(ok=result.unchanged, added=list(result.tools.added), removed=list(result.tools.removed),
                          changed=list(result.tools.changed), unchanged=list(result.tools.unchanged),

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.api import metrics
 from app.api.bodies import (
@@ -84,7 +85,9 @@ async def post_lock(
     if caller.grant is not None and caller.allows("approve") and not lock_request.approved_by:
         lock_request = replace(lock_request, approved_by=caller.name)
     try:
-        outcome = governance(request).lock(server, surface, lock_request)
+        # In a thread: the store lock may be held by another worker; the event loop must
+        # keep serving /healthz and the awareness hot path meanwhile.
+        outcome = await run_in_threadpool(governance(request).lock, server, surface, lock_request)
     except NeedsApproval:
         metrics.LOCKS.labels("needs_approval").inc()
         raise
@@ -159,7 +162,7 @@ def get_lockfile(server: str, request: Request, caller: Caller = Depends(require
             response_model=list[VersionInfo], responses={404: {"description": "No such server"}})
 def list_versions(server: str, request: Request, caller: Caller = Depends(require("read"))) -> list[VersionInfo]:
     server_name(server, "server")
-    history = governance(request).store.history(server)
+    history = governance(request).history(server)
     if not history:
         raise NotFound(f"server {server!r} has no lock history", server=server)
     return [VersionInfo(**record.to_json()) for record in history]
@@ -170,7 +173,7 @@ def list_versions(server: str, request: Request, caller: Caller = Depends(requir
 def get_version(server: str, number: int, request: Request, caller: Caller = Depends(require("read"))) -> Response:
     server_name(server, "server")
     try:
-        stored = governance(request).store.version(server, number)
+        stored = governance(request).version(server, number)
     except UnknownVersion:
         raise NotFound(f"server {server!r} has no version {number}", server=server, version=number) from None
     return _lock_response(request, stored)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from app.api import metrics
 from app.api.bodies import json_body, openapi_body, raw_surface, server_name, validated
 from app.api.models import LiveResponse, ValidationErrorBody, ValidationErrorResponse
 from app.api.security import Caller, require
+from app.problems import InputError
 from app.service import Governance
 
 router = APIRouter(tags=["mcp servers"])
@@ -25,7 +27,7 @@ async def put_live(server: str, request: Request, caller: Caller = Depends(requi
     server_name(server, "server")
     surface = await raw_surface(request, server)
     gov: Governance = request.app.state.governance
-    record = gov.report_live(server, surface)
+    record = await run_in_threadpool(gov.report_live, server, surface)  # store lock + diff: off the loop
     result = record.result or {}
     status = "unlocked" if record.lock_digest is None else (
         "in-sync" if record.lock_digest == record.live_digest else "drifted")
@@ -71,8 +73,10 @@ async def post_validation_error(server: str, request: Request,
                                 caller: Caller = Depends(require("report", "read"))) -> ValidationErrorResponse:
     server_name(server, "server")
     body = validated(ValidationErrorBody, await json_body(request))
+    if body.issues is not None and "arguments" in body.model_fields_set:
+        raise InputError("give arguments or issues, not both", "body")
     gov: Governance = request.app.state.governance
     issues = [issue.model_dump(exclude_unset=True) for issue in body.issues] if body.issues is not None else None
-    valid, xml = gov.validation_error(server, body.tool, body.action, arguments=body.arguments, issues=issues,
-                                      max_changes=body.max)
+    valid, xml = await run_in_threadpool(gov.validation_error, server, body.tool, body.action,
+                                         arguments=body.arguments, issues=issues, max_changes=body.max)
     return ValidationErrorResponse(valid=valid, xml=xml)
