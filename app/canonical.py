@@ -35,9 +35,10 @@ def digest_of(value: JSON) -> str:
 def tool_form(tool: "Tool") -> JSON:
     """The normalised form a tool's digest is taken over."""
     wire = tool.to_mcp()
-    for key in ("inputSchema", "outputSchema"):
-        if key in wire:
-            wire[key] = normalize(wire[key])
+    if not tool.sets_sorted:
+        for key in ("inputSchema", "outputSchema"):
+            if key in wire:
+                wire[key] = normalize(wire[key])
     if tool.fusion is not None:
         return {"tool": wire, "fusion": tool.fusion}
     return wire

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.problems import InputError
 
@@ -31,8 +31,9 @@ def decode_utf8(data: bytes | str, where: str | None = None) -> str:
         raise InputError(f"not valid UTF-8 (byte {exc.start})", where) from None
 
 
-def parse_json(data: bytes | str, where: str | None = None) -> JSON:
-    """Parse one JSON document and check it with :func:`check_value`."""
+def parse_json(data: bytes | str, where: str | None = None, *, check: bool = True) -> JSON:
+    """Parse one JSON document and check it with :func:`check_value` (``check=False`` for a
+    caller that checks the parts itself)."""
     text = decode_utf8(data, where)
     try:
         value = json.loads(text, parse_constant=_reject_constant)
@@ -47,13 +48,90 @@ def parse_json(data: bytes | str, where: str | None = None) -> JSON:
     except ValueError:  # an integer too long to convert (sys.get_int_max_str_digits)
         raise InputError(f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits",
                          where) from None
-    check_value(value, where)
+    if check:
+        check_value(value, where)
     return value
 
 
 def check_value(value: JSON, where: str | None = None) -> None:
     """Refuse what JSON cannot carry losslessly: depth over MAX_DEPTH, lone surrogates,
     non-finite floats and non-string keys. Iterative, so hostile depth cannot crash it."""
+    if not scan(value).ok:
+        _locate_problem(value, where)
+
+
+def _utf8_ok(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class Scan(NamedTuple):
+    ok: bool
+    """Whether :func:`check_value` would accept the value."""
+    refs: set[str]
+    """Every string held by a ``"$ref"`` key anywhere (a superset of schema references)."""
+    sets_sorted: bool
+    """No ``required``/``type`` list of strings anywhere is out of order or repeats: then
+    normalising a schema inside the value changes nothing, and digests can skip it."""
+
+
+def _sorted_set(items: list[JSON]) -> bool:
+    if not all(type(item) is str for item in items):
+        return True  # only lists of strings are sets to normalise
+    return all(a < b for a, b in zip(items, items[1:]))
+
+
+def scan(value: JSON) -> Scan:
+    """One fast pass, level by level, building no paths (on a failed check,
+    :func:`check_value` walks again to name the place)."""
+    refs: set[str] = set()
+    sets_sorted = True
+    level = [value]
+    depth = 0
+    while level:
+        if depth > MAX_DEPTH:
+            return Scan(False, refs, sets_sorted)
+        below: list[JSON] = []
+        for node in level:
+            kind = type(node)
+            if kind is str:
+                if not (node.isascii() or _utf8_ok(node)):
+                    return Scan(False, refs, sets_sorted)
+            elif kind is dict:
+                try:
+                    plain_keys = all(map(str.isascii, node))  # C speed; TypeError for a non-str key
+                except TypeError:
+                    return Scan(False, refs, sets_sorted)
+                if not plain_keys and not all(map(_utf8_ok, node)):
+                    return Scan(False, refs, sets_sorted)
+                ref = node.get("$ref")
+                if type(ref) is str:
+                    refs.add(ref)
+                if sets_sorted:
+                    for key in ("required", "type"):
+                        items = node.get(key)
+                        if type(items) is list and not _sorted_set(items):
+                            sets_sorted = False
+                below.extend(node.values())
+            elif kind is list:
+                below.extend(node)
+            elif kind is float:
+                if node != node or node in (_INF, -_INF):
+                    return Scan(False, refs, sets_sorted)
+            elif not (node is None or kind is bool or kind is int):
+                return Scan(False, refs, sets_sorted)
+        level = below
+        depth += 1
+    return Scan(True, refs, sets_sorted)
+
+
+_INF = float("inf")
+
+
+def _locate_problem(value: JSON, where: str | None) -> None:
     stack: list[tuple[JSON, int, str]] = [(value, 0, "")]
     while stack:
         node, depth, path = stack.pop()
@@ -88,9 +166,15 @@ def _check_text(text: str, path: str, where: str | None) -> None:
         raise InputError(f"lone UTF-16 surrogate in a string (at {path or '(root)'})", where) from None
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                              check_circular=False)
+"""Built once (json.dumps builds an encoder per call). No cycle check: values come from
+parsed JSON, which cannot be cyclic."""
+
+
 def canonical_json(value: JSON) -> str:
     """Sorted keys, no whitespace, UTF-8 text: the byte form every digest is taken over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL.encode(value)
 
 
 def pretty_json(value: JSON) -> str:

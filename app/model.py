@@ -55,6 +55,9 @@ class Tool:
     fusion: dict[str, JSON] | None = None
     """The tool's Vurb / MCP Fusion lockfile entry (surface, behavior, tokenEconomics,
     entitlements and its own integrityDigest), kept for the parity rules."""
+    sets_sorted: bool = field(default=False, compare=False, repr=False)
+    """Set by the reader when no ``required``/``type`` list in the tool is out of order:
+    its schemas are already in normal form, so the digest skips normalising them."""
 
     @cached_property
     def actions(self) -> dict[str, Action]:

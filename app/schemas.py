@@ -9,7 +9,7 @@ Covers 2020-12 and the draft-07 spellings (``definitions``, ``dependencies``, tu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import unquote
 
 JSON = Any
@@ -35,6 +35,15 @@ SCHEMA_KEYWORDS = (
 """Keywords whose value is one subschema (``items`` may also be a draft-07 tuple list)."""
 SET_KEYWORDS = ("required", "type")
 """Keywords whose list value is a set: order and repeats carry no meaning."""
+SUBSCHEMA_KEYWORDS = frozenset((*SCHEMA_MAP_KEYWORDS, *SCHEMA_LIST_KEYWORDS, *SCHEMA_KEYWORDS, "dependencies"))
+_KINDS: dict[str, str] = {
+    **{key: "map" for key in SCHEMA_MAP_KEYWORDS},
+    **{key: "list" for key in SCHEMA_LIST_KEYWORDS},
+    **{key: "one" for key in SCHEMA_KEYWORDS},
+    "dependencies": "dependencies",
+    **{key: "set" for key in SET_KEYWORDS},
+}
+"""How :func:`normalize` treats each keyword (one dict lookup per key)."""
 
 
 def is_schema(value: JSON) -> bool:
@@ -44,7 +53,7 @@ def is_schema(value: JSON) -> bool:
 
 def subschemas(schema: JSON) -> Iterator[tuple[tuple[str, ...], JSON]]:
     """Every direct subschema with the pointer tokens that lead to it."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or schema.keys().isdisjoint(SUBSCHEMA_KEYWORDS):
         return
     for key in SCHEMA_MAP_KEYWORDS:
         value = schema.get(key)
@@ -74,35 +83,63 @@ def subschemas(schema: JSON) -> Iterator[tuple[tuple[str, ...], JSON]]:
 
 
 def normalize(schema: JSON) -> JSON:
-    """A copy in which ``required`` and ``type`` lists are sorted sets, in every schema
-    position (but never inside ``const``/``enum``/``default``/``examples`` values)."""
+    """The schema with ``required`` and ``type`` lists as sorted sets, in every schema
+    position (never inside ``const``/``enum``/``default``/``examples`` values). Returns the
+    very same object where nothing changes, and new objects on the way to any change:
+    the input is never mutated."""
     if not isinstance(schema, dict):
         return schema
-    out: dict[str, JSON] = {}
+    if schema.keys().isdisjoint(SUBSCHEMA_KEYWORDS) and type(schema.get("type")) is not list \
+            and type(schema.get("required")) is not list:
+        return schema  # a leaf with nothing to sort: the common case, decided in C
+    changed: dict[str, JSON] = {}
     for key, value in schema.items():
-        if key in SET_KEYWORDS and isinstance(value, list) and all(isinstance(v, str) for v in value):
-            out[key] = sorted(set(value))
-        elif key in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
-            out[key] = {name: normalize(sub) for name, sub in value.items()}
-        elif key == "dependencies" and isinstance(value, dict):
-            out[key] = {name: normalize(sub) if isinstance(sub, dict) else sub for name, sub in value.items()}
-        elif key in SCHEMA_LIST_KEYWORDS and isinstance(value, list):
-            out[key] = [normalize(sub) for sub in value]
-        elif key in SCHEMA_KEYWORDS:
-            out[key] = [normalize(sub) for sub in value] if isinstance(value, list) else normalize(value)
-        else:
-            out[key] = value
-    return out
+        kind = _KINDS.get(key)
+        if kind is None:
+            continue
+        new = _normalize_kind(kind, value)
+        if new is not value:
+            changed[key] = new
+    return {**schema, **changed} if changed else schema
+
+
+def _normalize_kind(kind: str, value: JSON) -> JSON:
+    if kind == "set":
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            ordered = sorted(set(value))
+            return value if ordered == value else ordered
+        return value
+    if kind == "map" and isinstance(value, dict):
+        return _rebuilt_map(value, normalize)
+    if kind == "dependencies" and isinstance(value, dict):
+        return _rebuilt_map(value, lambda sub: normalize(sub) if isinstance(sub, dict) else sub)
+    if kind == "list" and isinstance(value, list):
+        return _rebuilt_list(value)
+    if kind == "one":
+        return _rebuilt_list(value) if isinstance(value, list) else normalize(value)
+    return value
+
+
+def _rebuilt_map(value: dict[str, JSON], function: Callable[[JSON], JSON]) -> dict[str, JSON]:
+    new = {name: function(sub) for name, sub in value.items()}
+    return value if all(new[name] is sub for name, sub in value.items()) else new
+
+
+def _rebuilt_list(value: list[JSON]) -> list[JSON]:
+    new = [normalize(sub) for sub in value]
+    return value if all(a is b for a, b in zip(new, value)) else new
 
 
 def escape_pointer_token(token: str) -> str:
     """RFC 6901: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
-    return token.replace("~", "~0").replace("/", "~1")
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
 
 
 def pointer(*tokens: str) -> str:
     """A JSON pointer from raw tokens."""
-    return "".join("/" + escape_pointer_token(token) for token in tokens)
+    return "/" + "/".join(map(escape_pointer_token, tokens)) if tokens else ""
 
 
 def resolve_local_ref(root: JSON, ref: str) -> JSON | None:
@@ -162,9 +199,50 @@ def deref(root: JSON, schema: JSON, limit: int = 64) -> JSON:
     return schema
 
 
-def local_ref_problems(root: JSON) -> list[str]:
+def local_ref_problems(root: JSON, candidates: set[str] | None = None) -> list[str]:
     """Every local ``$ref`` that does not resolve, or whose chain of bare references loops
-    without reaching a schema. Recursive schemas (a node whose children are nodes) are fine."""
+    without reaching a schema. Recursive schemas (a node whose children are nodes) are fine.
+    ``candidates`` may give a superset of the ``$ref`` strings in ``root`` (from
+    :func:`app.jsonio.scan`): when they all resolve, no walk is needed at all."""
+    if candidates is not None and all(refs_resolve(root, candidates)):
+        return []
+    if all(refs_resolve(root, _local_refs(root))):
+        return []  # the candidates held references of another schema (an output schema's $defs)
+    return _ref_problems_located(root)
+
+
+def refs_resolve(root: JSON, refs: set[str]) -> Iterator[bool]:
+    for ref in refs:
+        if ref.startswith("#"):
+            yield resolve_local_ref(root, ref) is not None and deref(root, {"$ref": ref}) is not None
+
+
+def _local_refs(root: JSON) -> set[str]:
+    """The distinct local ``$ref`` strings of a schema (no pointers built: the fast pass)."""
+    refs: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is not dict:
+            continue
+        ref = node.get("$ref")
+        if type(ref) is str and ref.startswith("#"):
+            refs.add(ref)
+        for key, value in node.items():
+            kind = _KINDS.get(key)
+            if kind in ("map", "dependencies") and type(value) is dict:
+                stack.extend(value.values())
+            elif kind == "list" and type(value) is list:
+                stack.extend(value)
+            elif kind == "one":
+                if type(value) is list:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+    return refs
+
+
+def _ref_problems_located(root: JSON) -> list[str]:
     problems: list[str] = []
     stack: list[tuple[JSON, str]] = [(root, "")]
     while stack:

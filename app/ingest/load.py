@@ -56,8 +56,11 @@ def surface_from_json(obj: JSON, input_format: str | None = None, where: str | N
 
 
 def _from_json(obj: JSON, input_format: str | None) -> Surface:
-    check_value(obj)
     fmt = input_format or detect_format(obj)
+    if fmt in ("mcp", "mcp-pages", "fastmcp"):
+        _check_outside_tools(obj)  # parse_tool checks every tool as it reads it
+    else:
+        check_value(obj)
     if fmt not in FORMATS or fmt == "lockfile":
         raise InputError(f"input format {fmt!r} is not a JSON format (one of: {', '.join(FORMATS)})")
     if fmt == "mcp":
@@ -69,6 +72,23 @@ def _from_json(obj: JSON, input_format: str | None) -> Surface:
     if fmt in ("vurb", "mcp-fusion"):
         return read_fusion_lockfile(obj, "")
     return read_document(obj)
+
+
+def _check_outside_tools(obj: JSON) -> None:
+    """Everything of a tools/list-style document but the tools themselves."""
+    if isinstance(obj, dict):
+        inner = "result" if "jsonrpc" in obj and isinstance(obj.get("result"), dict) else "tools"
+        check_value({key: value for key, value in obj.items() if key != inner})
+        if inner == "result":
+            _check_outside_tools(obj["result"])
+        elif not isinstance(obj.get("tools"), list):
+            check_value(obj.get("tools"))
+    elif isinstance(obj, list):
+        for item in obj:
+            if isinstance(item, dict) and ("tools" in item or "jsonrpc" in item):
+                _check_outside_tools(item)
+    else:
+        check_value(obj)
 
 
 def surface_from_bytes(data: bytes | str, input_format: str | None = None, where: str | None = None) -> Surface:
@@ -83,7 +103,7 @@ def surface_from_bytes(data: bytes | str, input_format: str | None = None, where
         if input_format is None and not stripped:
             raise InputError("empty input", where)
         return loads_toml(text, where)
-    return surface_from_json(parse_json(text, where), input_format, where)
+    return surface_from_json(parse_json(text, where, check=False), input_format, where)
 
 
 def load_surface(

@@ -17,6 +17,7 @@ from app.ingest.fields import (
     rest,
     type_name,
 )
+from app.jsonio import check_value, scan
 from app.model import Prompt, PromptArgument, Resource, Surface, Tool
 from app.problems import InputError
 from app.schemas import local_ref_problems
@@ -39,9 +40,9 @@ ARGUMENT_FIELDS = ("name", "description", "required")
 RESOURCE_FIELDS = ("uri", "uriTemplate", "name", "title", "description", "mimeType")
 
 
-def check_schema(value: JSON, where: str) -> dict[str, JSON]:
+def check_schema(value: JSON, where: str, refs: set[str] | None = None) -> dict[str, JSON]:
     """An MCP tool schema: a JSON object describing an object, whose local ``$ref``s
-    all lead to a schema."""
+    all lead to a schema (``refs``: a superset of its ``$ref`` strings, when known)."""
     if value is None:
         raise InputError("missing (every tool needs an input schema)", where)
     if not isinstance(value, dict):
@@ -50,28 +51,35 @@ def check_schema(value: JSON, where: str) -> dict[str, JSON]:
     types = declared if isinstance(declared, list) else [declared]
     if declared is not None and "object" not in types:
         raise InputError(f"the schema must describe an object (type {declared!r})", where)
-    problems = local_ref_problems(value)
+    problems = local_ref_problems(value, refs)
     if problems:
         raise InputError(problems[0], where)
     return value
 
 
 def parse_tool(raw: JSON, where: str) -> Tool:
+    """One tool, checked whole: JSON-safe values (readers skip the document-wide check for
+    tools, so this is where a tool's NaN or lone surrogate is found and named)."""
     obj = need_object(raw, where)
+    found = scan(obj)
+    if not found.ok:
+        check_value(obj, where)
+    refs = found.refs
     name = need_name(obj.get("name"), f"{where}.name")
     where = where if where.endswith(name) else f"{where} ({name})"
     output_schema = obj.get("outputSchema")
     return Tool(
         name=name,
-        input_schema=check_schema(obj.get("inputSchema"), f"{where}.inputSchema"),
+        input_schema=check_schema(obj.get("inputSchema"), f"{where}.inputSchema", refs),
         title=optional_str(obj, "title", where),
         description=optional_str(obj, "description", where),
         annotations=optional_object(obj, "annotations", where),
         icons=optional_list(obj, "icons", where),
         meta=optional_object(obj, "_meta", where),
         execution=optional_object(obj, "execution", where),
-        output_schema=None if output_schema is None else check_schema(output_schema, f"{where}.outputSchema"),
+        output_schema=None if output_schema is None else check_schema(output_schema, f"{where}.outputSchema", refs),
         extra=rest(obj, TOOL_FIELDS),
+        sets_sorted=found.sets_sorted,
     )
 
 

@@ -150,10 +150,10 @@ def _schema_texts(schema: JSON, field: str, at: str, out: list[Text],
         for key in ("title", "description", "$comment"):
             value = node.get(key)
             if isinstance(value, str):
-                out.append(Text(f"{where_field}.{key}", where + pointer(key), value))
+                out.append(Text(f"{where_field}.{key}", f"{where}/{key}", value))
         for key in ("examples", "example", "default", "enum", "const"):
             if key in node:
-                _value_strings(node[key], f"{where_field}.{key}", where + pointer(key), out)
+                _value_strings(node[key], f"{where_field}.{key}", f"{where}/{key}", out)
         properties = node.get("properties")
         if isinstance(properties, dict):
             for name in properties:
@@ -329,7 +329,10 @@ CUE_ADVICE = {
                       "tool's text says so; call it only when the user's task needs it.",
 }
 CUE_CLASSES = tuple(CUE_LABELS)
-_COMPILED = {cue: tuple(re.compile(p, re.IGNORECASE) for p in patterns) for cue, patterns in CUE_PATTERNS.items()}
+_COMPILED = {cue: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+             for cue, patterns in CUE_PATTERNS.items()}
+"""One alternation per class: its leftmost match, ties to the earlier pattern, is what the
+earliest of the separate patterns would find, in one scan instead of several."""
 _IDENTIFIER = re.compile(r"[\w.\-]+")
 
 
@@ -375,12 +378,8 @@ class CueFinder:
         """The first match of each cue class in one text; ``own`` names are no reference."""
         normal = normalise(text)
         found: dict[str, Cue] = {}
-        for cue, patterns in _COMPILED.items():
-            best: re.Match[str] | None = None
-            for pattern in patterns:
-                match = pattern.search(normal)
-                if match and (best is None or match.start() < best.start()):
-                    best = match
+        for cue, pattern in _COMPILED.items():
+            best = pattern.search(normal)
             if best is not None:
                 found[cue] = Cue(cue, clip(best.group(0), SNIPPET), _context(normal, best.start()))
         reference = self._tool_reference(normal, own)
@@ -456,12 +455,20 @@ def _first_cues(finder: CueFinder, texts: list[Text], own: frozenset[str]) -> di
 
 def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text], finder: CueFinder,
              own: frozenset[str] = frozenset()) -> None:
-    """Hidden characters and cue classes the after-texts introduce."""
+    """Hidden characters and cue classes the after-texts introduce.
+
+    Only texts whose value no before-text has can introduce anything (an identical text
+    carries the same characters and cues), so the others are never scanned; and the
+    before-texts are scanned for cues only when a fresh text carries one."""
+    before_values = {text.value for text in before}
+    fresh = [text for text in after if text.value not in before_values]
+    if not fresh:
+        return
     known_chars: set[str] = set()
     for text in before:
         known_chars |= hidden_in(text.value)
     before_at = {text.key: text.value for text in before}
-    for text in after:
+    for text in fresh:
         introduced = hidden_in(text.value) - known_chars
         if not introduced:
             continue
@@ -470,10 +477,13 @@ def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text]
         out.emit("security.hidden-unicode", target.scope, field=text.field, path=target.base + text.at,
                  before=_excerpt(old, min(focus, len(old))) if old is not None else None,
                  after=_excerpt(text.value, focus), chars=_chars_label(introduced), subject=target.subject)
+    introduced = _first_cues(finder, fresh, own)
+    if not introduced:
+        return
     known_cues: set[str] = set()
-    for text in before:
-        known_cues |= finder.find(text.value, own).keys()
-    for cue_id, (text, cue) in sorted(_first_cues(finder, after, own).items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
+    for value in before_values:
+        known_cues |= finder.find(value, own).keys()
+    for cue_id, (text, cue) in sorted(introduced.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
         if cue_id in known_cues:
             continue
         out.emit("security.instruction-cue", target.scope, field=text.field, path=target.base + text.at,
