@@ -92,7 +92,7 @@ def _join(field: str, token: str) -> str:
     return field + token if token.startswith("[") else f"{field}.{token}"
 
 
-def _value_strings(value: JSON, field: str, at: str, out: list[Text]) -> None:
+def _value_strings(value: JSON, field: str, at: str, out: list[Text], places: bool = True) -> None:
     """Every string inside a JSON value (object keys too), bounded in count and depth."""
     budget = [MAX_VALUE_STRINGS]
     stack: list[tuple[JSON, str, int]] = [(value, at, 0)]
@@ -102,12 +102,14 @@ def _value_strings(value: JSON, field: str, at: str, out: list[Text]) -> None:
             out.append(Text(field, where, node))
             budget[0] -= 1
         elif depth < MAX_DEPTH and isinstance(node, list):
-            stack.extend((item, where + pointer(str(i)), depth + 1) for i, item in reversed(list(enumerate(node))))
+            stack.extend((item, where + pointer(str(i)) if places else "", depth + 1)
+                         for i, item in reversed(list(enumerate(node))))
         elif depth < MAX_DEPTH and isinstance(node, dict):
             for key in reversed(list(node)):
-                out.append(Text(field + " (key)", where + pointer(key), key))
+                place = where + pointer(key) if places else ""
+                out.append(Text(field + " (key)" if places else "", place, key))
                 budget[0] -= 1
-                stack.append((node[key], where + pointer(key), depth + 1))
+                stack.append((node[key], place, depth + 1))
 
 
 def _sub_field(field: str, tokens: tuple[str, ...], actions: dict[tuple[str, int], str] | None) -> str:
@@ -137,9 +139,10 @@ def _sub_field(field: str, tokens: tuple[str, ...], actions: dict[tuple[str, int
 
 
 def _schema_texts(schema: JSON, field: str, at: str, out: list[Text],
-                  actions: dict[tuple[str, int], str] | None = None) -> None:
+                  actions: dict[tuple[str, int], str] | None = None, places: bool = True) -> None:
     """The texts of a schema and all its subschemas (local structure only: ``$ref`` is
-    not followed, ``$defs``/``definitions`` are walked where they stand)."""
+    not followed, ``$defs``/``definitions`` are walked where they stand). Without
+    ``places``, only the values: the same texts, no field or pointer strings built."""
     seen: set[int] = set()
     stack: list[tuple[JSON, str, str, int]] = [(schema, field, at, 0)]
     while stack:
@@ -150,23 +153,29 @@ def _schema_texts(schema: JSON, field: str, at: str, out: list[Text],
         for key in ("title", "description", "$comment"):
             value = node.get(key)
             if isinstance(value, str):
-                out.append(Text(f"{where_field}.{key}", f"{where}/{key}", value))
+                out.append(Text(f"{where_field}.{key}", f"{where}/{key}", value) if places else Text("", "", value))
         for key in ("examples", "example", "default", "enum", "const"):
             if key in node:
-                _value_strings(node[key], f"{where_field}.{key}", f"{where}/{key}", out)
+                _value_strings(node[key], f"{where_field}.{key}" if places else "", f"{where}/{key}" if places else "",
+                               out, places)
         properties = node.get("properties")
         if isinstance(properties, dict):
             for name in properties:
                 out.append(Text(f"{_join(where_field, reveal(name))} (property name)",
-                                where + pointer("properties", name), name))
+                                where + pointer("properties", name), name) if places else Text("", "", name))
         for tokens, sub in subschemas(node):
-            branch_actions = actions if depth == 0 else None
-            stack.append((sub, _sub_field(where_field, tokens, branch_actions), where + pointer(*tokens), depth + 1))
+            if places:
+                branch_actions = actions if depth == 0 else None
+                stack.append((sub, _sub_field(where_field, tokens, branch_actions), where + pointer(*tokens),
+                              depth + 1))
+            else:
+                stack.append((sub, "", "", depth + 1))
 
 
-def tool_texts(tool: Tool) -> list[Text]:
+def tool_texts(tool: Tool, places: bool = True) -> list[Text]:
     """Every text of a tool a model reads, in a fixed order: title, description,
-    annotations.title, then schema texts sorted by pointer (so key order never matters)."""
+    annotations.title, then schema texts sorted by pointer (so key order never matters).
+    ``places=False`` gives the same values without building their fields and pointers."""
     texts: list[Text] = []
     if isinstance(tool.title, str):
         texts.append(Text("title", "/title", tool.title))
@@ -177,10 +186,10 @@ def tool_texts(tool: Tool) -> list[Text]:
         texts.append(Text("annotations.title", "/annotations/title", annotation_title))
     schema_texts: list[Text] = []
     actions = {(a.keyword, a.index): name for name, a in tool.actions.items()
-               if a.keyword is not None and a.index is not None}
-    _schema_texts(tool.input_schema, "input", "/inputSchema", schema_texts, actions)
-    _schema_texts(tool.output_schema, "output", "/outputSchema", schema_texts)
-    texts.extend(sorted(schema_texts, key=lambda t: (t.at, t.field)))
+               if a.keyword is not None and a.index is not None} if places else None
+    _schema_texts(tool.input_schema, "input", "/inputSchema", schema_texts, actions, places)
+    _schema_texts(tool.output_schema, "output", "/outputSchema", schema_texts, None, places)
+    texts.extend(sorted(schema_texts, key=lambda t: (t.at, t.field)) if places else schema_texts)
     return texts
 
 
@@ -387,6 +396,16 @@ class CueFinder:
             found["tool-reference"] = reference
         return found
 
+    def classes(self, texts: Iterable[str], own: frozenset[str] = frozenset()) -> set[str]:
+        """The cue classes any of ``texts`` carries, in one scan per class: the normalised
+        texts are joined by NUL, which no cue pattern matches or spans (normalised text
+        has no NUL and its words are separated by spaces)."""
+        joined = "\x00".join(normalise(text) for text in texts)
+        found = {cue for cue, pattern in _COMPILED.items() if pattern.search(joined)}
+        if self._tool_reference(joined, own) is not None:
+            found.add("tool-reference")
+        return found
+
     def _tool_reference(self, normal: str, own: frozenset[str]) -> Cue | None:
         hits: list[tuple[int, str]] = []
         if self.names:
@@ -480,9 +499,7 @@ def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text]
     introduced = _first_cues(finder, fresh, own)
     if not introduced:
         return
-    known_cues: set[str] = set()
-    for value in before_values:
-        known_cues |= finder.find(value, own).keys()
+    known_cues = finder.classes(sorted(before_values), own)
     for cue_id, (text, cue) in sorted(introduced.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
         if cue_id in known_cues:
             continue
@@ -507,7 +524,11 @@ def _new(out: Emitter, target: Target, texts: list[Text], finder: CueFinder, own
 
 
 def compare_tool_security(out: Emitter, before: Tool, after: Tool, tool_names: frozenset[str]) -> None:
-    """A changed tool (or a renamed pair): what its after-texts introduce."""
+    """A changed tool (or a renamed pair): what its after-texts introduce. Most changes
+    are structural (a bound, a required argument): when every after-text already is a
+    before-text, nothing can be introduced and no place strings are built at all."""
+    if {t.value for t in tool_texts(after, places=False)} <= {t.value for t in tool_texts(before, places=False)}:
+        return
     _compare(out, _tool_target(after), tool_texts(before), tool_texts(after), finder_for(tool_names),
              frozenset((before.name, after.name)))
 
