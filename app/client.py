@@ -100,6 +100,11 @@ class GovernanceClient:
                               headers=headers)
         return LockResult(response.status_code, response.json())
 
+    def put_live(self, server: str, surface: JSON) -> dict[str, JSON]:
+        """Report a live surface from a pipeline or the CLI: raises when refused (the MCP
+        server's own start-up report uses :meth:`report_live`, which never raises)."""
+        return self._call("PUT", f"/servers/{server}/live", json=surface).json()
+
     def check(self, server: str, surface: JSON) -> dict[str, JSON]:
         return self._call("POST", "/check", json={"server": server, "surface": surface}).json()
 
@@ -119,7 +124,7 @@ class GovernanceClient:
                 log.warning("governance service refused the live surface of %s: %s", server, response.text[:200])
                 return None
             return response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, TypeError) as exc:  # TypeError: a surface JSON cannot carry
             log.warning("governance service unavailable (live report of %s): %s", server, exc)
             return None
 
@@ -164,6 +169,6 @@ class GovernanceClient:
             if response.status_code != 200:
                 return None
             return response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, TypeError) as exc:  # TypeError: arguments JSON cannot carry
             log.info("no validation error from the governance service for %s/%s: %s", server, tool, exc)
             return None

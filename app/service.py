@@ -70,6 +70,9 @@ class LockRequest:
     may_approve: bool = True
     """False when auth is on and the token lacks the ``approve`` scope."""
     if_match: str | None = None
+    implicit_approver: str | None = None
+    """A token with the ``approve`` scope approves BREAKING changes by itself: its name is
+    recorded as the approver, but only on a lock that needed approval."""
 
 
 def empty_surface(server: str) -> Surface:
@@ -140,17 +143,22 @@ class Governance:
 
     def lock(self, server: str, surface: Surface, request: LockRequest) -> LockOutcome:
         """Record a known-good surface: idempotent for an unchanged digest, refused when it
-        breaks the previous lock without approval or when If-Match names another digest."""
+        breaks the previous lock without approval or when If-Match names another digest.
+
+        The previous lock is the current file, or, when that file was deleted or is corrupt,
+        the last accepted version: removing a lockfile by hand never waives the approval."""
         surface = replace(surface, server=server)
         with self.store.exclusive():
             try:
                 current = self.store.current(server)
-                previous_surface = current.surface if current else None
             except CorruptLockfile:
                 current = None
-                history = self.store.history(server)
-                previous_surface = self.store.version(server, history[-1].version).surface if history else None
-            history = self.store.history(server)
+            history = self.store.history(server)  # reading the current file may adopt a hand-committed one
+            last = history[-1] if history else None
+            if current is not None:
+                previous_surface: Surface | None = current.surface
+            else:
+                previous_surface = self.store.version(server, last.version).surface if last else None
             current_digest = current.record.integrity_digest if current else None
             if request.if_match is not None and request.if_match.strip('"') != (current_digest or ""):
                 raise PreconditionFailed(
@@ -159,25 +167,24 @@ class Governance:
                 return LockOutcome(False, current.record, self.diff(current.surface, current.surface))
             result = self.diff(previous_surface or empty_surface(server), surface)
             breaking = [d for d in result.deltas if d.severity is Severity.BREAKING]
-            approved = bool(request.approved_by) and request.may_approve
-            if breaking and not approved:
+            approver = request.approved_by or (request.implicit_approver if breaking else None)
+            if breaking and not (approver and request.may_approve):
                 why = ("approved_by needs a token with the approve scope" if request.approved_by
                        else "set approved_by to accept them")
                 raise NeedsApproval(
                     f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
                     deltas=[d.to_json() for d in breaking])
             now = utc_now()
-            last = history[-1] if history else None
             record = VersionRecord(
                 server=server,
                 version=(last.version + 1) if last else 1,
                 integrity_digest=surface.integrity_digest,
-                previous_digest=current_digest if current else (last.integrity_digest if last else None),
+                previous_digest=last.integrity_digest if last else None,
                 locked_at=now,
                 who=request.who,
                 commit=request.commit,
                 reason=request.reason,
-                approved_by=request.approved_by,
+                approved_by=approver,
                 server_version=surface.server_version,
                 summary=result.summary if previous_surface else {},
                 max_severity=(result.max_severity.value if result.max_severity else None) if previous_surface else None,

@@ -32,8 +32,9 @@ from urllib.parse import unquote
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from jsonschema.validators import extend, validator_for
 
+from app import safe_regex
 from app.text import clip
 
 __all__ = [
@@ -204,6 +205,54 @@ def _short(text: str, limit: int = 160) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not safe_regex.search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Validator, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if safe_regex.search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Validator, allowed: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = [key for key in instance if _is_undeclared(schema, key)]
+    if validator.is_type(allowed, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], allowed, path=key)
+    elif allowed is False and extras:
+        listed = ", ".join(repr(key) for key in sorted(extras, key=str))
+        yield ValidationError(f"Additional properties are not allowed ({listed} {'was' if len(extras) == 1 else 'were'} "
+                              "unexpected)")
+
+
+def _is_undeclared(schema: Any, key: str) -> bool:
+    """Neither a declared property nor matched by a patternProperties regex."""
+    schema = schema if isinstance(schema, Mapping) else {}
+    if key in (schema.get("properties") or {}):
+        return False
+    return not any(safe_regex.search(pattern, key) for pattern in (schema.get("patternProperties") or {}))
+
+
+_SAFE_KEYWORDS = {"pattern": _pattern, "patternProperties": _pattern_properties,
+                  "additionalProperties": _additional_properties}
+"""The keywords that run a schema's regexes on the model's text, with a time limit
+(jsonschema's own use Python's ``re``, which a crafted argument can stall for minutes)."""
+_SAFE_CLASSES: dict[type, type] = {}
+
+
+def _safe_class(cls: type) -> type:
+    if cls not in _SAFE_CLASSES:
+        _SAFE_CLASSES[cls] = extend(cls, _SAFE_KEYWORDS)
+    return _SAFE_CLASSES[cls]
+
+
 def _validator(schema: Any) -> Validator:
     """The validator for the schema's draft, checked against its metaschema."""
     if not isinstance(schema, (Mapping, bool)):
@@ -211,7 +260,7 @@ def _validator(schema: Any) -> Validator:
     try:
         cls = validator_for(schema, default=Draft202012Validator)
         cls.check_schema(schema)
-        return cls(schema, format_checker=FORMAT_CHECKER)
+        return _safe_class(cls)(schema, format_checker=FORMAT_CHECKER)
     except SchemaError as exc:
         raise _UnusableSchema(_short(exc.message)) from None
     except Exception as exc:  # noqa: BLE001 - an unhashable $schema, a recursion bomb...
@@ -328,11 +377,7 @@ def _is_extra(error: ValidationError, key: str) -> bool:
     schema says so; for unevaluatedProperties only the message knows."""
     if error.validator == "unevaluatedProperties":
         return repr(key) in error.message
-    schema = error.schema if isinstance(error.schema, Mapping) else {}
-    if key in (schema.get("properties") or {}):
-        return False
-    patterns = schema.get("patternProperties") or {}
-    return not any(re.search(pattern, key) for pattern in patterns)
+    return _is_undeclared(error.schema, key)
 
 
 def _other(error: ValidationError) -> _Hit:

@@ -157,7 +157,7 @@ class LiveResponse(BaseModel):
     reported_at: str
     lock_version: int | None
     lock_digest: str | None
-    status: Literal["in-sync", "drifted", "unlocked"]
+    status: Literal["in-sync", "drifted", "unlocked", "corrupt"]
     maxSeverity: str | None
     summary: dict[str, int]
 

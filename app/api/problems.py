@@ -81,6 +81,12 @@ def install(app: FastAPI) -> None:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return problem(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
 
+    @app.exception_handler(OSError)
+    async def store_error(request: Request, exc: OSError) -> JSONResponse:
+        log.exception("storage failed on %s %s", request.method, request.url.path)
+        return problem(503, "store_unavailable", f"the lockfile store could not be written or read "
+                                                 f"({exc.strerror or type(exc).__name__}); it is logged")
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)

@@ -91,7 +91,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     with GovernanceClient(args.url, service_token(args)) as client:
         try:
             # The raising flavour: unlike an MCP server at start, a person wants the refusal.
-            body = client._call("PUT", f"/servers/{surface.server}/live", json=lock_document(surface)).json()
+            body = client.put_live(surface.server, lock_document(surface))
         except GovernanceError as exc:
             raise CliError(f"{args.url}: {exc}") from None
         except ValueError:

@@ -82,6 +82,14 @@ class FileStore(LockStore):
     def _version_path(self, server: str, number: int) -> Path:
         return self._dir(server) / "versions" / f"{number:06d}{SUFFIX}"
 
+    def _shown(self, path: Path) -> str:
+        """A store path as problem details show it: relative to the store, so an error
+        never tells a client where the service keeps its files."""
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return path.name
+
     def _pending(self, server: str) -> Path:
         return self._dir(server) / "pending.json"
 
@@ -174,7 +182,7 @@ class FileStore(LockStore):
             text = path.read_bytes()
         except FileNotFoundError:
             raise UnknownVersion(server, number) from None
-        return StoredLock(record, _verified(server, text, str(path)), text)
+        return StoredLock(record, _verified(server, text, self._shown(path)), text)
 
     def live(self, server: str) -> LiveRecord | None:
         path = self._live_path(server)
@@ -236,8 +244,8 @@ class FileStore(LockStore):
         except FileNotFoundError:
             return None
         except OSError as exc:  # a directory, no permission...: reported, never a crash at start
-            raise CorruptLockfile(server, f"{path}: cannot read ({exc.strerror})") from None
-        surface = _verified(server, text, str(path))
+            raise CorruptLockfile(server, f"{self._shown(path)}: cannot read ({exc.strerror})") from None
+        surface = _verified(server, text, self._shown(path))
         if last is not None and last.integrity_digest == surface.integrity_digest:
             return StoredLock(last, surface, text)
         return self._adopt(server, surface, text, last)

@@ -81,9 +81,8 @@ async def post_lock(
     lock_request = LockRequest(
         who=caller.name, commit=meta["commit"], reason=meta["reason"], approved_by=meta["approved_by"],
         may_approve=caller.allows("approve"), if_match=if_match,
+        implicit_approver=caller.name if caller.grant is not None and caller.allows("approve") else None,
     )
-    if caller.grant is not None and caller.allows("approve") and not lock_request.approved_by:
-        lock_request = replace(lock_request, approved_by=caller.name)
     try:
         # In a thread: the store lock may be held by another worker; the event loop must
         # keep serving /healthz and the awareness hot path meanwhile.

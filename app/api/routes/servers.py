@@ -11,7 +11,7 @@ from app.api.bodies import json_body, openapi_body, raw_surface, server_name, va
 from app.api.models import LiveResponse, ValidationErrorBody, ValidationErrorResponse
 from app.api.security import Caller, require
 from app.problems import InputError
-from app.service import Governance
+from app.service import Governance, server_status
 
 router = APIRouter(tags=["mcp servers"])
 
@@ -29,8 +29,7 @@ async def put_live(server: str, request: Request, caller: Caller = Depends(requi
     gov: Governance = request.app.state.governance
     record = await run_in_threadpool(gov.report_live, server, surface)  # store lock + diff: off the loop
     result = record.result or {}
-    status = "unlocked" if record.lock_digest is None else (
-        "in-sync" if record.lock_digest == record.live_digest else "drifted")
+    status = (await run_in_threadpool(server_status, gov, server))["status"]
     return LiveResponse(server=server, live_digest=record.live_digest, reported_at=record.reported_at,
                         lock_version=record.lock_version, lock_digest=record.lock_digest, status=status,
                         maxSeverity=result.get("maxSeverity"), summary=result.get("summary", {}))
