@@ -197,9 +197,9 @@ def test_text_changelog_exact(result: DiffResult) -> None:
         '[BREAKING] billing/get_invoice actions.get_invoice.input.currency: Argument "currency" is now required'
         " (optional → required (string))",
         '[BREAKING] old_tool tool: Tool "old_tool" was removed (old_tool → (none))',
-        '[RISKY] search input.q: The format of argument "q" changed: email -> uri (email → uri)',
-        '[SAFE] billing/list actions.list.input.limit: Argument "limit" has a looser maximum: at most 100 -> at most'
-        " 200 (at most 100 → at most 200)",
+        '[RISKY] search input.q: The format of argument "q" changed (email → uri)',
+        '[SAFE] billing/list actions.list.input.limit: Argument "limit" has a looser maximum'
+        " (at most 100 → at most 200)",
         '[SAFE] refund tool: New tool "refund" ((none) → refund)',
         f'[COSMETIC] search description: The description of tool "search" changed (Search things → {NEW_DESCRIPTION})',
     ]
@@ -238,7 +238,7 @@ def test_text_ignored_block_lists_reasons(with_ignored: DiffResult) -> None:
     assert "[RISKY]" not in header
     assert tail.splitlines() == [
         "Ignored (1):",
-        '  [RISKY] search input.q: The format of argument "q" changed: email -> uri (email → uri)'
+        '  [RISKY] search input.q: The format of argument "q" changed (email → uri)'
         " — ignored: clients send | URIs already; expires 2027-01-31",
     ]
 

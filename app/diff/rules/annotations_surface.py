@@ -34,7 +34,7 @@ rule("tool.execution.changed", BREAKING, C, D, 'Tool "{tool}" now requires task-
      summary="Effective execution.taskSupport (default forbidden) became required.")
 rule("tool.execution.changed", SAFE, C, D, 'Tool "{tool}" now supports task-augmented execution',
      when="optional", summary="execution.taskSupport forbidden -> optional.")
-rule("tool.execution.changed", RISKY, C, D, 'Task support of tool "{tool}" changed: {before} -> {after}',
+rule("tool.execution.changed", RISKY, C, D, 'Task support of tool "{tool}" changed',
      'Check how "{tool}" must be called now (taskSupport {after}).', when="other",
      summary="Any other change of the effective execution.taskSupport.")
 rule("tool.annotation.read-only.lost", BREAKING, "annotation", D,
@@ -52,7 +52,7 @@ rule("tool.annotation.destructive.lost", RISKY, "annotation", D, 'Tool "{tool}" 
      'Keep confirming destructive calls of "{tool}" with the user.',
      summary="destructiveHint true -> false: a claim of less danger (clients may stop asking).")
 rule("tool.annotation.idempotent.changed", RISKY, "annotation", D,
-     'Tool "{tool}" changed its idempotency claim: {before} -> {after}',
+     'Tool "{tool}" changed its idempotency claim',
      'Do not repeat calls of "{tool}" blindly.', summary="Effective idempotentHint flipped.")
 rule("tool.annotation.open-world.widened", RISKY, "annotation", D,
      'Tool "{tool}" now interacts with an open world of external entities',

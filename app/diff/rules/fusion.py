@@ -59,7 +59,7 @@ rule("fusion.agentLimitMax", RISKY, C, D,
      'Expect unbounded result lists from "{tool}": ask for narrow results (filters, pagination, limits).',
      when="to null", summary="cognitiveGuardrails.agentLimitMax became null: results are no longer capped.")
 rule("fusion.agentLimitMax", SAFE, C, D,
-     'The item limit of tool "{tool}" changed: {before} -> {after}',
+     'The item limit of tool "{tool}" changed',
      'Expect at most {after} items from "{tool}" per call.',
      when="changed", summary="cognitiveGuardrails.agentLimitMax changed to a value.")
 rule("fusion.egressMaxBytes", RISKY, C, D,
@@ -67,15 +67,15 @@ rule("fusion.egressMaxBytes", RISKY, C, D,
      'Expect large responses from "{tool}": request only what you need.',
      when="to null", summary="cognitiveGuardrails.egressMaxBytes became null: responses are no longer capped.")
 rule("fusion.egressMaxBytes", SAFE, C, D,
-     'The response size limit of tool "{tool}" changed: {before} -> {after}',
+     'The response size limit of tool "{tool}" changed',
      when="changed", summary="cognitiveGuardrails.egressMaxBytes changed to a value.")
 rule("fusion.middlewareChain", RISKY, C, D,
-     'The middleware chain of tool "{tool}" changed: {before} -> {after}',
+     'The middleware chain of tool "{tool}" changed',
      'Calls of "{tool}" now pass through different middleware (authentication, validation, limits): expect '
      'different refusals or errors and read them before retrying.',
      summary="behavior.middlewareChain changed.")
 rule("fusion.affordanceTopology", RISKY, C, D,
-     'The tools "{tool}" leads to (affordance topology) changed: {before} -> {after}',
+     'The tools "{tool}" leads to (affordance topology) changed',
      'Do not follow remembered next steps after "{tool}"; use the tools it points to now ({after}).',
      summary="behavior.affordanceTopology changed.")
 rule("fusion.tags", SAFE, C, D,
@@ -85,11 +85,11 @@ rule("fusion.tags", COSMETIC, C, D,
      'Tags added to tool "{tool}": {added}',
      when="added", summary="surface.tags only gained tags.")
 rule("fusion.inflationRisk", BREAKING, C, D,
-     'The token inflation risk of tool "{tool}" rose: {before} -> {after}',
+     'The token inflation risk of tool "{tool}" rose',
      'Results of "{tool}" may now be much larger: ask for narrow results (filters, limits) to protect your context.',
      when="escalated", summary="tokenEconomics.inflationRisk escalated (low < medium < high < critical).")
 rule("fusion.inflationRisk", SAFE, C, D,
-     'The token inflation risk of tool "{tool}" fell: {before} -> {after}',
+     'The token inflation risk of tool "{tool}" fell',
      when="de-escalated", summary="tokenEconomics.inflationRisk de-escalated.")
 rule("fusion.unboundedCollection", RISKY, C, D,
      'Tool "{tool}" may now return unbounded collections',

@@ -29,9 +29,9 @@ rule("input.required.removed", SAFE, C, D, 'Argument "{name}" is now optional',
      summary="A property became optional.")
 rule("input.type.changed", BREAKING, C, D, 'Argument "{name}" changed type from {before} to {after}',
      'Send "{name}" as {after}.', summary="A type was replaced by an unrelated one.")
-rule("input.type.narrowed", BREAKING, C, D, 'Argument "{name}" accepts fewer types: {before} -> {after}',
+rule("input.type.narrowed", BREAKING, C, D, 'Argument "{name}" accepts fewer types',
      'Send "{name}" as {after}.', summary="Fewer values accepted: number->integer, a type or null removed.")
-rule("input.type.widened", SAFE, C, D, 'Argument "{name}" accepts more types: {before} -> {after}',
+rule("input.type.widened", SAFE, C, D, 'Argument "{name}" accepts more types',
      summary="More values accepted: integer->number, a type or null added.")
 rule("input.enum.value-removed", BREAKING, C, D, 'Argument "{name}" no longer accepts {value}',
      'Use one of: {allowed}.', summary="An enum lost a value.")
@@ -47,32 +47,32 @@ rule("input.const.changed", BREAKING, C, D, 'Argument "{name}" must now be {afte
      'Send "{name}" as {after}.', summary="A const changed.")
 rule("input.const.removed", SAFE, C, D, 'Argument "{name}" is no longer fixed to {before}',
      summary="A const was removed.")
-rule("input.bound.tightened", BREAKING, C, D, 'Argument "{name}" has a tighter {keyword}: {before} -> {after}',
+rule("input.bound.tightened", BREAKING, C, D, 'Argument "{name}" has a tighter {keyword}',
      'Keep "{name}" within the new limit ({limit}).',
      summary="A max bound added or decreased, a min bound added or increased, multipleOf added or changed "
              "to a non-divisor, uniqueItems added.")
-rule("input.bound.relaxed", SAFE, C, D, 'Argument "{name}" has a looser {keyword}: {before} -> {after}',
+rule("input.bound.relaxed", SAFE, C, D, 'Argument "{name}" has a looser {keyword}',
      summary="A bound removed or loosened, multipleOf changed to a divisor.")
 rule("input.pattern.added", BREAKING, C, D, 'Argument "{name}" must now match the pattern {after}',
      'Send a value of "{name}" that matches {after}.', summary="A pattern was added.")
-rule("input.pattern.changed", RISKY, C, D, 'The pattern of argument "{name}" changed: {before} -> {after}',
+rule("input.pattern.changed", RISKY, C, D, 'The pattern of argument "{name}" changed',
      'Send a value of "{name}" that matches {after}.',
      summary="A pattern changed (regex containment is undecidable in general).")
 rule("input.pattern.removed", SAFE, C, D, 'Argument "{name}" no longer has to match {before}',
      summary="A pattern was removed.")
 rule("input.format.added", RISKY, C, D, 'Argument "{name}" must now be in {after} format',
      'Send "{name}" as a valid {after}.', summary="A format was added (many validators do not enforce it).")
-rule("input.format.changed", RISKY, C, D, 'The format of argument "{name}" changed: {before} -> {after}',
+rule("input.format.changed", RISKY, C, D, 'The format of argument "{name}" changed',
      'Send "{name}" as a valid {after}.', summary="A format changed.")
 rule("input.format.removed", SAFE, C, D, 'Argument "{name}" no longer has the {before} format',
      summary="A format was removed.")
 rule("input.additional-properties.closed", RISKY, C, D,
-     'Object "{name}" accepts fewer undocumented properties ({before} -> {after})',
+     'Object "{name}" accepts fewer undocumented properties',
      'Send only the documented properties of "{name}".',
      summary="Open->closed, or the additionalProperties schema narrowed: only undocumented arguments are "
              "newly refused.")
 rule("input.additional-properties.opened", SAFE, C, D,
-     'Object "{name}" accepts more undocumented properties ({before} -> {after})',
+     'Object "{name}" accepts more undocumented properties',
      summary="Closed->open, or the additionalProperties schema widened.")
 rule("input.union.branch-removed", BREAKING, C, D, 'Argument "{name}" no longer accepts the shape {before}',
      'Send "{name}" in one of its remaining shapes.',
@@ -88,11 +88,11 @@ rule("input.conditional.added", BREAKING, C, D, 'A new {keyword} condition appli
      summary="if/then/else, dependentRequired, dependentSchemas or dependencies added or extended.")
 rule("input.conditional.removed", SAFE, C, D, 'A {keyword} condition on "{name}" was removed: {before}',
      summary="A conditional was removed or reduced.")
-rule("input.conditional.changed", RISKY, C, D, 'The {keyword} condition on "{name}" changed: {before} -> {after}',
+rule("input.conditional.changed", RISKY, C, D, 'The {keyword} condition on "{name}" changed',
      'Check the condition on "{name}": {after}.', summary="A conditional changed.")
-rule("input.not.changed", RISKY, C, D, 'The "not" constraint of "{name}" changed: {before} -> {after}',
+rule("input.not.changed", RISKY, C, D, 'The "not" constraint of "{name}" changed',
      'Check what "{name}" must not be: {after}.', summary="A not constraint changed.")
-rule("input.default.changed", RISKY, C, D, 'The default of argument "{name}" changed: {before} -> {after}',
+rule("input.default.changed", RISKY, C, D, 'The default of argument "{name}" changed',
      'Pass "{name}" explicitly if you relied on the old default ({before}).',
      summary="A default was added, removed or changed: omitted arguments now behave differently.")
 rule("input.deprecated.added", COSMETIC, C, D, 'Argument "{name}" is deprecated',

@@ -39,9 +39,9 @@ rule("output.enum.value-added", RISKY, C, D, 'Result field "{name}" may now be {
      'Handle the new value {value} of "{name}".', summary="Consumers may not handle the new value.")
 rule("output.enum.value-removed", SAFE, C, D, 'Result field "{name}" is no longer {value}',
      summary="An output enum lost a value.")
-rule("output.bound.relaxed", RISKY, C, D, 'Result field "{name}" has a looser {keyword}: {before} -> {after}',
+rule("output.bound.relaxed", RISKY, C, D, 'Result field "{name}" has a looser {keyword}',
      'Do not rely on the old limit of "{name}" ({before}).', summary="An output bound was loosened.")
-rule("output.bound.tightened", SAFE, C, D, 'Result field "{name}" has a tighter {keyword}: {before} -> {after}',
+rule("output.bound.tightened", SAFE, C, D, 'Result field "{name}" has a tighter {keyword}',
      summary="An output bound was tightened.")
 rule("output.description.changed", COSMETIC, C, D, 'The {keyword} of result field "{name}" changed',
      summary="An annotation keyword of the output schema changed.")

@@ -36,7 +36,7 @@ rule("prompt.unclassified", RISKY, P, D, 'Unclassified change to prompt "{name}"
 rule("resource.removed", BREAKING, R, D, 'Resource {uri} was removed', 'Do not read {uri}: it no longer exists.',
      summary="A resource (by uri) or resource template (by uriTemplate) is gone.")
 rule("resource.added", SAFE, R, D, "New resource {uri}", summary="A new resource or resource template.")
-rule("resource.mime-type.changed", RISKY, R, D, "The MIME type of resource {uri} changed: {before} -> {after}",
+rule("resource.mime-type.changed", RISKY, R, D, "The MIME type of resource {uri} changed",
      "Expect {after} content from {uri}.", summary="A resource's mimeType changed.")
 rule("resource.description.changed", COSMETIC, R, D, "The {what} of resource {uri} changed",
      summary="A resource's name, title or description changed.")
