@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.store.records import VersionRecord
+
 SURFACE_EXAMPLE: dict[str, Any] = {
     "tools": [
         {
@@ -88,20 +90,9 @@ class LockResponse(BaseModel):
          "previous_digest": "sha256:91ac...", "diff": DIFF_EXAMPLE}]})
 
 
-class VersionInfo(BaseModel):
-    server: str
-    version: int
-    integrity_digest: str
-    previous_digest: str | None = None
-    locked_at: str
-    who: str | None = None
-    commit: str | None = None
-    reason: str | None = None
-    approved_by: str | None = None
-    server_version: str | None = None
-    summary: dict[str, int] = {}
-    max_severity: str | None = None
-    source: str = "api"
+VersionInfo = VersionRecord
+"""A version's audit record: the store's own dataclass is the response model (one
+definition of the fields, in app/store/records.py)."""
 
 
 class ServerLock(BaseModel):

@@ -7,7 +7,7 @@ A delta is one change, graded by what it does to a model that learned the old co
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 

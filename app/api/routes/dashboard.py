@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 
 from app.api.bodies import server_name
-from app.api.models import Dashboard, ServerDashboard, ServerStatus, ToolStatus, VersionInfo
+from app.api.models import Dashboard, ServerDashboard, ServerStatus, ToolStatus
 from app.api.security import Caller, require
 from app.lockfile import utc_now
 from app.service import Governance, NotFound, server_status, tool_statuses
@@ -29,5 +29,5 @@ def server_dashboard(server: str, request: Request, caller: Caller = Depends(req
         raise NotFound(f"unknown server {server!r}", server=server)
     status = ServerStatus(**server_status(gov, server))
     tools = [] if status.status == "corrupt" else [ToolStatus(**row) for row in tool_statuses(gov, server)]
-    history = [VersionInfo(**record.to_json()) for record in gov.store.history(server)]
+    history = gov.store.history(server)
     return ServerDashboard(server=status, history=history, tools=tools)

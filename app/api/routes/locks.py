@@ -137,7 +137,7 @@ def _lock_response(request: Request, stored: StoredLock) -> Response:
         return Response(status_code=304, headers={"ETag": etag})
     if wants_toml(request):
         return Response(stored.text, media_type="application/toml", headers={"ETag": etag})
-    view = LockfileView(record=VersionInfo(**stored.record.to_json()),
+    view = LockfileView(record=stored.record,
                         lockfile=lock_document(stored.surface, stored.surface.generated_at))
     return Response(dumps_json(view.model_dump()), media_type="application/json", headers={"ETag": etag})
 
@@ -164,7 +164,7 @@ def list_versions(server: str, request: Request, caller: Caller = Depends(requir
     history = governance(request).history(server)
     if not history:
         raise NotFound(f"server {server!r} has no lock history", server=server)
-    return [VersionInfo(**record.to_json()) for record in history]
+    return history
 
 
 @router.get("/lockfiles/{server}/versions/{number}", summary="One accepted version", response_class=Response,
