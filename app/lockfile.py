@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import tomlkit
+from tomlkit.items import Item
 
 from app.ingest.fields import need_object, type_name
 from app.ingest.mcp import parse_prompt, parse_resource, parse_tool
@@ -156,7 +157,8 @@ def _header_comment(document: dict[str, JSON]) -> list[str]:
     ]
 
 
-def _value_item(key: str, value: JSON) -> JSON:
+def _value_item(key: str, value: JSON) -> Item:
+    """A lockfile field as a tomlkit item: JSON text, a string, a list of strings, a number."""
     if key in JSON_VALUED:
         return json_item(value)
     if isinstance(value, str):
@@ -165,32 +167,32 @@ def _value_item(key: str, value: JSON) -> JSON:
         array = tomlkit.array()
         array.extend(string_item(item) for item in value)
         return array
-    return value
+    return tomlkit.item(value)
 
 
 def dumps_toml(document: dict[str, JSON]) -> str:
-    """Deterministic TOML bytes for a lock document (same document, same text)."""
-    doc = tomlkit.document()
-    for line in _header_comment(document):
-        doc.add(tomlkit.comment(line))
-    doc.add(tomlkit.nl())
-    for key in HEADER_FIELDS:
-        if key in document:
-            doc.add(key, _value_item(key, document[key]))
+    """Deterministic TOML bytes for a lock document (same document, same text).
+
+    tomlkit renders every key and value (quoting, escaping, literal strings, arrays); the
+    layout around them is fixed and simple (a header, then one ``[section.name]`` table per
+    tool, prompt or resource with one ``key = value`` per line), so it is written line by
+    line here instead of through tomlkit's document model, which costs several times more
+    for a 500-tool surface and gives the same bytes."""
+    lines = [f"# {line}" for line in _header_comment(document)]
+    lines.append("")
+    lines.extend(f"{key} = {_value_item(key, document[key]).as_string()}" for key in HEADER_FIELDS
+                 if key in document)
     for section in SECTIONS:
-        if section not in document:
+        entries = document.get(section)
+        if entries is None or (section != "tools" and not entries):
             continue
-        if section != "tools" and not document[section]:
-            continue
-        outer = tomlkit.table(is_super_table=bool(document[section]))
-        for name, entry in document[section].items():
-            table = tomlkit.table()
-            for key, value in entry.items():
-                table.add(key, _value_item(key, value))
-            outer.add(key_item(name), table)
-        doc.add(tomlkit.nl())
-        doc.add(section, outer)
-    return tomlkit.dumps(doc)
+        if not entries:
+            lines += ["", f"[{section}]"]
+        for name, entry in entries.items():
+            key = key_item(name)
+            lines += ["", f"[{section}.{key if isinstance(key, str) else key.as_string()}]"]
+            lines.extend(f"{field} = {_value_item(field, value).as_string()}" for field, value in entry.items())
+    return "\n".join(lines) + "\n"
 
 
 def dumps_json(document: dict[str, JSON]) -> str:

@@ -189,7 +189,8 @@ class Governance:
                 summary=result.summary if previous_surface else {},
                 max_severity=(result.max_severity.value if result.max_severity else None) if previous_surface else None,
             )
-            self.store.append_version(record, write_surface(surface, now).encode("utf-8"))
+            self.store.append_version(record, write_surface(surface, now).encode("utf-8"),
+                                      replace(surface, generated_at=now))
             self._refresh_live(server)
         return LockOutcome(True, record, result)
 

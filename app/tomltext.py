@@ -26,7 +26,13 @@ def _toml_escape_char(ch: str) -> str:
     return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+_NEEDS_ESCAPE_MULTILINE = re.compile(r'["\\\x00-\x09\x0b-\x1f\x7f]')
+
+
 def _basic_body(text: str, multiline: bool) -> str:
+    if text.isascii() and not (_NEEDS_ESCAPE_MULTILINE if multiline else _NEEDS_ESCAPE).search(text):
+        return text  # the common case: nothing to escape, decided in C
     out: list[str] = []
     quotes = 0
     for index, ch in enumerate(text):

@@ -107,3 +107,15 @@ def test_digests_ignore_key_tool_and_set_order(result, rng: random.Random):
     reordered = load_surface(shuffled(result, rng))
     assert reordered.integrity_digest == original.integrity_digest
     assert {n: t.digest for n, t in reordered.tools.items()} == {n: t.digest for n, t in original.tools.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(), lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(), c, max_size=4),
+                    max_leaves=25))
+def test_pretty_json_is_the_standard_librarys_text(value):
+    import json
+
+    from app.jsonio import pretty_json
+
+    assert pretty_json(value) == json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)

@@ -56,3 +56,17 @@ def test_a_store_that_cannot_be_written_is_a_503(tmp_path: Path):
         body = assert_problem(response, 503, "store_unavailable")
         assert str(tmp_path) not in body["detail"]
         assert client.get("/healthz").status_code == 200
+
+
+def test_the_lock_kept_after_writing_is_what_reading_the_file_gives(tmp_path: Path):
+    from app import load_surface
+    from app.lockfile import lock_document
+    from app.service import Governance, LockRequest
+    from app.store import FileStore
+
+    store = FileStore(tmp_path)
+    Governance(store).lock("billing", load_surface(V1), LockRequest())
+    kept = store.current("billing")
+    read = FileStore(tmp_path).current("billing")
+    assert kept.text == read.text and kept.record == read.record
+    assert lock_document(kept.surface) == lock_document(read.surface)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 
+from app.model import Surface
 from app.store.records import LiveRecord, StoredLock, VersionRecord
 
 
@@ -35,9 +36,10 @@ class LockStore(ABC):
         """One accepted version. Raises UnknownVersion."""
 
     @abstractmethod
-    def append_version(self, record: VersionRecord, text: bytes) -> None:
+    def append_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
         """Make ``text`` the new current lock, numbered ``record.version``. Call under
-        :meth:`exclusive`; durable when it returns."""
+        :meth:`exclusive`; durable when it returns. ``surface``, when given, is what
+        ``text`` reads back as: a store may keep it instead of reading the file again."""
 
     @abstractmethod
     def live(self, server: str) -> LiveRecord | None:

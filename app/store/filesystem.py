@@ -207,7 +207,7 @@ class FileStore(LockStore):
 
     # -- writing -------------------------------------------------------------------
 
-    def append_version(self, record: VersionRecord, text: bytes) -> None:
+    def append_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
         server = record.server
         with self.exclusive():
             write_atomic(self._version_path(server, record.version), text)
@@ -215,6 +215,11 @@ class FileStore(LockStore):
             self._append_audit(record)
             write_atomic(self.current_path(server), text)
             self._pending(server).unlink(missing_ok=True)
+            if surface is not None:
+                # What we just wrote needs no re-reading: cache it under the files' new stat.
+                with self._cache_lock:
+                    self._cache[("current", server)] = _Cached(self._current_key(server),
+                                                              StoredLock(record, surface, text))
 
     def save_live(self, record: LiveRecord) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
