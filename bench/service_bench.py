@@ -19,7 +19,7 @@ this process that shares the CPU with the server (say so when quoting its number
 
 Run from the repository root::
 
-    python bench/service_bench.py                  # a human table (about 90 s)
+    python bench/service_bench.py                  # a human table (about 70 s)
     python bench/service_bench.py --json           # the same numbers, machine-readable
     python bench/service_bench.py --workers 2      # uvicorn worker processes
 
