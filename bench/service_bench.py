@@ -352,7 +352,8 @@ def machine(tool: str, args: argparse.Namespace) -> dict[str, JSON]:
     import fastapi
     import uvicorn
 
-    generator = "wrk (C, separate process)" if tool == "wrk" else "python asyncio (in the bench process: SHARES THE CPU)"
+    generator = ("wrk (C, separate process)" if tool == "wrk"
+                 else "python asyncio (in the bench process: SHARES THE CPU)")
     return {"date": datetime.now(UTC).replace(microsecond=0).isoformat(), "cpu": _cpu_model(),
             "cpus": os.cpu_count(), "load_average_1min": os.getloadavg()[0], "platform": platform.platform(),
             "python": f"{platform.python_implementation()} {platform.python_version()}",
@@ -443,7 +444,8 @@ def print_table(report: dict[str, JSON]) -> None:
     print(f"\nPOST /lock, 500 tools ({lock['body_bytes'][0]:,} / {lock['body_bytes'][1]:,} byte JSON bodies, "
           f"{lock['response_bytes']:,} byte response): first lock {lock['first_lock_s'] * 1e3:.0f} ms; "
           f"{lock['samples']} re-locks p50 {lock['p50_s'] * 1e3:.0f} ms, p90 {lock['p90_s'] * 1e3:.0f} ms, "
-          f"min {lock['min_s'] * 1e3:.0f} ms, max {lock['max_s'] * 1e3:.0f} ms (now at version {lock['versions_created']})")
+          f"min {lock['min_s'] * 1e3:.0f} ms, max {lock['max_s'] * 1e3:.0f} ms "
+          f"(now at version {lock['versions_created']})")
     print("\ntargets:")
     for target in report["targets"]:
         print(f"  {'PASS' if target['pass'] else 'FAIL'}  {target['target']}: {target['value']:.3g} {target['unit']}")
