@@ -268,16 +268,29 @@ class Governance:
     def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5) -> str:
         """The ``<contract_awareness>`` section from the cached live diff ('' when nothing
         is relevant). Raises NotFound for an unknown server or tool."""
-        view = self.live_view(server)
-        if view is None:
+        self.live_view(server)  # (re)load the live record into memory when it changed
+        cached = self.cached_awareness(server, tool, action, max_changes)
+        if cached is not None:
+            return cached
+        if self.live_view(server) is None:
             current = self.current(server)
             if current is None:
                 raise NotFound(f"unknown server {server!r}", server=server)
             if self._tool_name(tool, current.surface.tools) is None:
                 raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
             return ""
-        if self._tool_name(tool, view.tools) is None:
-            raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
+        raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
+
+    def cached_awareness(self, server: str, tool: str, action: str | None = None,
+                         max_changes: int = 5) -> str | None:
+        """The section when memory answers it alone (the hot path: one stat of the live
+        record, then usually a cache hit; never file reading, the store lock or a diff);
+        None when the slow path must decide (no live report yet in this process, a newer
+        one on disk, an unknown tool)."""
+        record = self.store.live_if_cached(server)
+        view = self._views.get(server)
+        if record is None or view is None or view.record is not record or self._tool_name(tool, view.tools) is None:
+            return None
         if view.result is None:
             return ""
         key = (tool, action, max_changes)

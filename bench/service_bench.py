@@ -21,7 +21,7 @@ Run from the repository root::
 
     python bench/service_bench.py                  # a human table (about 70 s)
     python bench/service_bench.py --json           # the same numbers, machine-readable
-    python bench/service_bench.py --workers 2      # uvicorn worker processes
+    python bench/service_bench.py --workers 1      # uvicorn worker processes (default: one per CPU)
 
 Exit status 0 when every target and sanity check passes, 1 otherwise. bench/README.md says
 what each number means and records the numbers measured so far.
@@ -460,7 +460,8 @@ def progress(message: str) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="uvicorn worker processes (default: one per CPU, as the service is deployed)")
     parser.add_argument("--servers", type=int, default=100, help="servers to lock and live-report (default 100)")
     parser.add_argument("--connections", type=int, default=64, help="concurrent keep-alive connections (default 64)")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of warm-up per endpoint (default 5)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from typing import Callable
+from typing import Awaitable, Callable
 
 from fastapi import Request
 
@@ -49,12 +49,12 @@ def _match(grants: tuple[TokenGrant, ...], token: str) -> TokenGrant | None:
     return found
 
 
-def authenticate(request: Request) -> Caller:
-    grants: tuple[TokenGrant, ...] = request.app.state.settings.tokens
+def caller_for(grants: tuple[TokenGrant, ...], authorization: str) -> Caller:
+    """Who an ``Authorization`` header names (raises ApiError 401 when auth is on and it
+    names nobody)."""
     if not grants:
         return Caller(None)
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "unauthorized", "a bearer token is required", BEARER)
     grant = _match(grants, token.strip())
@@ -63,18 +63,26 @@ def authenticate(request: Request) -> Caller:
     return Caller(grant)
 
 
-def require(*scopes: str) -> Callable[[Request], Caller]:
-    """A dependency: the caller must hold one of ``scopes`` (admin holds them all), and,
-    when the route names a server in its path, be allowed on that server."""
+def permit(caller: Caller, scopes: tuple[str, ...], server: str | None) -> Caller:
+    """The caller, when it holds one of ``scopes`` and may act on ``server`` (ApiError 403 otherwise)."""
+    if not any(caller.allows(scope) for scope in scopes):
+        raise ApiError(403, "forbidden_scope", f"this token lacks the {' or '.join(scopes)} scope")
+    if server is not None:
+        caller.check_server(server)
+    return caller
 
-    def dependency(request: Request) -> Caller:
-        caller = authenticate(request)
-        if not any(caller.allows(scope) for scope in scopes):
-            raise ApiError(403, "forbidden_scope", f"this token lacks the {' or '.join(scopes)} scope")
-        server = request.path_params.get("server")
-        if server is not None:
-            caller.check_server(server)
-        return caller
+
+def authenticate(request: Request) -> Caller:
+    return caller_for(request.app.state.settings.tokens, request.headers.get("authorization", ""))
+
+
+def require(*scopes: str) -> Callable[[Request], Awaitable[Caller]]:
+    """A dependency: the caller must hold one of ``scopes`` (admin holds them all), and,
+    when the route names a server in its path, be allowed on that server. Async: a hash
+    and a comparison need no trip through the threadpool."""
+
+    async def dependency(request: Request) -> Caller:
+        return permit(authenticate(request), scopes, request.path_params.get("server"))
 
     dependency.__name__ = f"require_{'_'.join(scopes)}"
     return dependency

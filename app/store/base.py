@@ -46,6 +46,11 @@ class LockStore(ABC):
         """The last live surface the server reported, with its diff."""
 
     @abstractmethod
+    def live_if_cached(self, server: str) -> LiveRecord | None:
+        """The live record when it is already in memory and still current; None when only
+        :meth:`live` can tell (reading it is I/O the awareness hot path does not do)."""
+
+    @abstractmethod
     def save_live(self, record: LiveRecord) -> None:
         """Keep a live report (durably: a restart keeps it)."""
 

@@ -198,6 +198,13 @@ class FileStore(LockStore):
             self._cache[("live", server)] = _Cached(key, record)
         return record
 
+    def live_if_cached(self, server: str) -> LiveRecord | None:
+        path = self._live_path(server)
+        cached = self._cache.get(("live", server))
+        if cached is None or cached.value is None or cached.key != (_stat_key(path),):
+            return None
+        return cached.value  # type: ignore[return-value]
+
     def ready(self) -> bool:
         try:
             self.state.mkdir(parents=True, exist_ok=True)

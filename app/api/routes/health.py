@@ -14,7 +14,7 @@ router = APIRouter(tags=["operations"])
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness: the process answers")
-def healthz() -> Health:
+async def healthz() -> Health:
     return Health(status="ok")
 
 
