@@ -86,13 +86,6 @@ def _attr(value: object) -> str:
 # --------------------------------------------------------------------------- selection
 
 
-def _tool_names(result: DiffResult) -> set[str]:
-    """Every tool the result knows, changed or not."""
-    tools = result.tools
-    names = {*tools.added, *tools.removed, *tools.changed, *tools.unchanged}
-    return names | {delta.tool for delta in result.deltas if delta.tool is not None}
-
-
 def resolve_scope(result: DiffResult, tool: str, action: str | None = None) -> tuple[str, str | None]:
     """``(tool, action)`` with a flat ``billing.get_invoice`` split when that is what it
     must mean: no action given, ``tool`` itself unknown to the result, a dotted prefix known.
@@ -100,7 +93,7 @@ def resolve_scope(result: DiffResult, tool: str, action: str | None = None) -> t
     action = action or None
     if action is not None or "." not in tool:
         return tool, action
-    known = _tool_names(result)
+    known = result.tool_names
     if tool in known:
         return tool, None
     for match in re.finditer(r"\.", tool):

@@ -268,11 +268,11 @@ class Governance:
     def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5) -> str:
         """The ``<contract_awareness>`` section from the cached live diff ('' when nothing
         is relevant). Raises NotFound for an unknown server or tool."""
-        self.live_view(server)  # (re)load the live record into memory when it changed
+        view = self.live_view(server)  # (re)load the live record into memory when it changed
         cached = self.cached_awareness(server, tool, action, max_changes)
         if cached is not None:
             return cached
-        if self.live_view(server) is None:
+        if view is None:
             current = self.current(server)
             if current is None:
                 raise NotFound(f"unknown server {server!r}", server=server)

@@ -147,6 +147,15 @@ class DiffResult:
         """Whether any remaining delta is at or above ``gate`` (None: never fails)."""
         return gate is not None and any(delta.severity.at_least(gate) for delta in self.deltas)
 
+    @property
+    def tool_names(self) -> set[str]:
+        """Every tool the result names: added, removed, changed, unchanged, or only in a delta."""
+        tools = self.tools
+        names = {*tools.added, *tools.removed, *tools.changed, *tools.unchanged}
+        names.update(d.tool for d in self.deltas if d.tool is not None)
+        names.update(i.delta.tool for i in self.ignored if i.delta.tool is not None)
+        return names
+
     def for_tool(self, tool: str) -> list[Delta]:
         return [delta for delta in self.deltas if delta.tool == tool]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from app.ingest.load import surface_from_bytes
-from app.lockfile import SERVER_NAME, utc_now
+from app.lockfile import SERVER_NAME, check_server_name, utc_now
 from app.model import Surface
 from app.problems import InputError
 from app.store.atomic import append_durable, write_atomic
@@ -307,9 +307,7 @@ class FileStore(LockStore):
 
 def _safe(server: str) -> str:
     """A server name is a file name, never a path (checked again here, whoever calls)."""
-    if not SERVER_NAME.match(server) or server in (".", ".."):
-        raise InputError(f"{server!r} is not a valid server name", "server")
-    return server
+    return check_server_name(server, "server")
 
 
 def _read_audit(path: Path) -> list[VersionRecord]:

@@ -109,7 +109,4 @@ def group_by_tool(deltas: Iterable[Delta]) -> dict[str | None, list[Delta]]:
 
 def all_tools(result: DiffResult) -> list[str]:
     """Every tool the result names (added, removed, changed, unchanged, or only in a delta), sorted."""
-    names = {*result.tools.added, *result.tools.removed, *result.tools.changed, *result.tools.unchanged}
-    names.update(d.tool for d in result.deltas if d.tool is not None)
-    names.update(i.delta.tool for i in result.ignored if i.delta.tool is not None)
-    return sorted(names)
+    return sorted(result.tool_names)
