@@ -11,9 +11,9 @@ over these functions.
 
 __version__ = "0.1.0"
 
-from app.awareness import render_awareness, render_validation_error  # noqa: E402
-from app.diff import Delta, DiffResult, Severity, diff  # noqa: E402
-from app.errors import (  # noqa: E402
+from app.awareness import render_awareness, render_validation_error
+from app.diff import Delta, DiffResult, Severity, diff
+from app.errors import (
     CanonicalCode,
     ContractAwareness,
     ContractChange,
@@ -31,13 +31,13 @@ from app.errors import (  # noqa: E402
     tool_error,
     with_warning,
 )
-from app.errors import Severity as ErrorSeverity  # noqa: E402
-from app.ingest.load import load_surface  # noqa: E402
-from app.lockfile import lock_document, write_surface  # noqa: E402
-from app.model import Action, Prompt, PromptArgument, Resource, Surface, Tool  # noqa: E402
-from app.policy import Policy, load_policy  # noqa: E402
-from app.problems import InputError  # noqa: E402
-from app.validation import Problem, validate_arguments  # noqa: E402
+from app.errors import Severity as ErrorSeverity
+from app.ingest.load import load_surface
+from app.lockfile import lock_document, write_surface
+from app.model import Action, Prompt, PromptArgument, Resource, Surface, Tool
+from app.policy import Policy, load_policy
+from app.problems import InputError
+from app.validation import Problem, validate_arguments
 
 __all__ = [
     "Action",

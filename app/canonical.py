@@ -32,7 +32,7 @@ def digest_of(value: JSON) -> str:
     return sha256_digest(canonical_json(value))
 
 
-def tool_form(tool: "Tool") -> JSON:
+def tool_form(tool: Tool) -> JSON:
     """The normalised form a tool's digest is taken over."""
     wire = tool.to_mcp()
     if not tool.sets_sorted:
@@ -44,22 +44,22 @@ def tool_form(tool: "Tool") -> JSON:
     return wire
 
 
-def tool_digest(tool: "Tool") -> str:
+def tool_digest(tool: Tool) -> str:
     return digest_of(tool_form(tool))
 
 
-def prompt_digest(prompt: "Prompt") -> str:
+def prompt_digest(prompt: Prompt) -> str:
     wire = prompt.to_mcp()
     if "arguments" in wire:
         wire["arguments"] = sorted(wire["arguments"], key=lambda argument: argument["name"])
     return digest_of(wire)
 
 
-def resource_digest(resource: "Resource") -> str:
+def resource_digest(resource: Resource) -> str:
     return digest_of(resource.to_mcp())
 
 
-def surface_lines(surface: "Surface") -> list[str]:
+def surface_lines(surface: Surface) -> list[str]:
     """The sorted lines a server digest is taken over."""
     lines = [f"{name}:{tool.digest}" for name, tool in surface.tools.items()]
     lines += [f"prompt:{name}:{prompt.digest}" for name, prompt in surface.prompts.items()]
@@ -70,5 +70,5 @@ def surface_lines(surface: "Surface") -> list[str]:
     return sorted(lines)
 
 
-def surface_digest(surface: "Surface") -> str:
+def surface_digest(surface: Surface) -> str:
     return sha256_digest("".join(line + "\n" for line in surface_lines(surface)))

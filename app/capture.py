@@ -63,7 +63,9 @@ def _sdk() -> Any:
     try:
         import mcp
     except ImportError:
-        raise InputError("capturing from a running server needs the MCP SDK: pip install 'mcp-governance[mcp]'") from None
+        raise InputError(
+            "capturing from a running server needs the MCP SDK: pip install 'mcp-governance[mcp]'"
+        ) from None
     return mcp
 
 

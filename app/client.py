@@ -68,7 +68,7 @@ class GovernanceClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> "GovernanceClient":
+    def __enter__(self) -> GovernanceClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

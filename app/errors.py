@@ -317,7 +317,8 @@ def _render_xml(envelope: ToolErrorEnvelope) -> str:
         lines.append("  </available_actions>")
     if envelope.details:
         lines.append("  <details>")
-        lines.extend(f'    <detail key="{escape_attr(key)}">{escape_text(value)}</detail>' for key, value in envelope.details)
+        lines.extend(f'    <detail key="{escape_attr(key)}">{escape_text(value)}</detail>'
+                     for key, value in envelope.details)
         lines.append("  </details>")
     if envelope.retry_after:
         lines.append(f"  <retry_after>{_seconds(envelope.retry_after)}</retry_after>")

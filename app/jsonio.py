@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from itertools import pairwise
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -82,7 +83,7 @@ class Scan(NamedTuple):
 def _sorted_set(items: list[JSON]) -> bool:
     if not all(type(item) is str for item in items):
         return True  # only lists of strings are sets to normalise
-    return all(a < b for a, b in zip(items, items[1:]))
+    return all(a < b for a, b in pairwise(items))
 
 
 def scan(value: JSON) -> Scan:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import tomlkit
@@ -75,7 +75,7 @@ def check_server_name(name: JSON, where: str) -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def _entry(pairs: tuple[tuple[str, JSON], ...]) -> dict[str, JSON]:
@@ -221,7 +221,9 @@ def loads_toml(text: str, where: str | None = None) -> Surface:
     try:
         return _read_document(_decode_json_fields(raw), encoded=True)
     except InputError as exc:
-        raise exc.located(where) if where else exc
+        if not where:
+            raise
+        raise exc.located(where) from exc
 
 
 def _decode_json_fields(raw: dict[str, JSON]) -> dict[str, JSON]:
@@ -254,7 +256,9 @@ def read_document(document: JSON, where: str | None = None) -> Surface:
     try:
         return _read_document(document, encoded=False)
     except InputError as exc:
-        raise exc.located(where) if where else exc
+        if not where:
+            raise
+        raise exc.located(where) from exc
 
 
 def looks_like_lock_document(obj: JSON) -> bool:

@@ -30,7 +30,7 @@ class Action:
     schema: JSON = None
 
     @classmethod
-    def from_branch(cls, branch: ActionBranch) -> "Action":
+    def from_branch(cls, branch: ActionBranch) -> Action:
         return cls(branch.name, branch.discriminator, branch.keyword, branch.index, branch.schema)
 
 

@@ -15,7 +15,7 @@ class InputError(ValueError):
         self.where = where
         super().__init__(f"{where}: {message}" if where else message)
 
-    def located(self, where: str) -> "InputError":
+    def located(self, where: str) -> InputError:
         """The same error, prefixed with an outer place (a file name, a request field)."""
         inner = f"{where}: {self.where}" if self.where else where
         return InputError(self.message, inner)

@@ -17,7 +17,7 @@ SEARCH_SECONDS = 0.025
 
 
 @lru_cache(maxsize=1024)
-def _compiled(pattern: str) -> "regex.Pattern[str] | None":
+def _compiled(pattern: str) -> regex.Pattern[str] | None:
     try:
         return regex.compile(pattern)
     except (regex.error, TypeError, ValueError, OverflowError):

@@ -8,8 +8,9 @@ Covers 2020-12 and the draft-07 spellings (``definitions``, ``dependencies``, tu
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import unquote
 
 JSON = Any
@@ -37,11 +38,11 @@ SET_KEYWORDS = ("required", "type")
 """Keywords whose list value is a set: order and repeats carry no meaning."""
 SUBSCHEMA_KEYWORDS = frozenset((*SCHEMA_MAP_KEYWORDS, *SCHEMA_LIST_KEYWORDS, *SCHEMA_KEYWORDS, "dependencies"))
 _KINDS: dict[str, str] = {
-    **{key: "map" for key in SCHEMA_MAP_KEYWORDS},
-    **{key: "list" for key in SCHEMA_LIST_KEYWORDS},
-    **{key: "one" for key in SCHEMA_KEYWORDS},
+    **dict.fromkeys(SCHEMA_MAP_KEYWORDS, "map"),
+    **dict.fromkeys(SCHEMA_LIST_KEYWORDS, "list"),
+    **dict.fromkeys(SCHEMA_KEYWORDS, "one"),
     "dependencies": "dependencies",
-    **{key: "set" for key in SET_KEYWORDS},
+    **dict.fromkeys(SET_KEYWORDS, "set"),
 }
 """How :func:`normalize` treats each keyword (one dict lookup per key)."""
 
@@ -127,7 +128,7 @@ def _rebuilt_map(value: dict[str, JSON], function: Callable[[JSON], JSON]) -> di
 
 def _rebuilt_list(value: list[JSON]) -> list[JSON]:
     new = [normalize(sub) for sub in value]
-    return value if all(a is b for a, b in zip(new, value)) else new
+    return value if all(a is b for a, b in zip(new, value, strict=True)) else new
 
 
 def escape_pointer_token(token: str) -> str:
@@ -309,7 +310,7 @@ def split_actions(input_schema: JSON) -> list[ActionBranch]:
             continue
         return [
             ActionBranch(name, discriminator, keyword, index, branch)
-            for index, (name, branch) in enumerate(zip(names, resolved))
+            for index, (name, branch) in enumerate(zip(names, resolved, strict=True))
         ]
     return []
 

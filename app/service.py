@@ -7,10 +7,12 @@ computed then (it is on every MCP server's error path).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 from app.awareness import render_awareness, render_validation_error
 from app.diff import DiffResult, Severity, diff
@@ -101,7 +103,7 @@ class _LiveView:
     result: DiffResult | None
     tools: frozenset[str]
     surface: Surface | None = None
-    rendered: "OrderedDict[tuple[str, str | None, int], str]" = field(default_factory=OrderedDict)
+    rendered: OrderedDict[tuple[str, str | None, int], str] = field(default_factory=OrderedDict)
 
 
 class Governance:
@@ -130,10 +132,8 @@ class Governance:
     def history(self, server: str) -> list[VersionRecord]:
         """Every accepted version, oldest first, including a lockfile committed by hand
         that nobody has read yet (reading the current lock adopts it)."""
-        try:
+        with contextlib.suppress(CorruptLockfile):  # not adopted; the versions before it are still history
             self.store.current(server)
-        except CorruptLockfile:
-            pass  # not adopted; the versions before it are still history
         return self.store.history(server)
 
     def version(self, server: str, number: int) -> StoredLock:
@@ -248,7 +248,8 @@ class Governance:
         view = self._views.get(server)
         if view is not None and view.record is record:
             return view
-        result = result_from_json(record.result, record.lock_digest or "", record.live_digest) if record.result else None
+        result = (result_from_json(record.result, record.lock_digest or "", record.live_digest)
+                  if record.result else None)
         tools = frozenset(record.surface_document.get("tools", {}))
         view = _LiveView(record, result, tools)
         with self._views_lock:

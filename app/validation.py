@@ -228,8 +228,8 @@ def _additional_properties(validator: Validator, allowed: Any, instance: Any, sc
             yield from validator.descend(instance[key], allowed, path=key)
     elif allowed is False and extras:
         listed = ", ".join(repr(key) for key in sorted(extras, key=str))
-        yield ValidationError(f"Additional properties are not allowed ({listed} {'was' if len(extras) == 1 else 'were'} "
-                              "unexpected)")
+        verb = "was" if len(extras) == 1 else "were"
+        yield ValidationError(f"Additional properties are not allowed ({listed} {verb} unexpected)")
 
 
 def _is_undeclared(schema: Any, key: str) -> bool:

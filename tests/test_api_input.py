@@ -58,10 +58,10 @@ BAD_LOCK_BODIES = {
     "arrays 10,000 deep": (b'{"server": "billing", "surface": ' + b"[" * DEEP + b"]" * DEEP + b"}", JSON_TYPE),
     "objects 10,000 deep": (b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
                             + b'{"a":' * DEEP + b"1" + b"}" * DEEP + b"}]}}", JSON_TYPE),
-    "NaN": (b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
-            b'{"type": "number", "maximum": NaN}}]}}', JSON_TYPE),
-    "Infinity": (b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
-                 b'{"type": "number", "minimum": -Infinity}}]}}', JSON_TYPE),
+    "NaN": ((b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
+             b'{"type": "number", "maximum": NaN}}]}}'), JSON_TYPE),
+    "Infinity": ((b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
+                  b'{"type": "number", "minimum": -Infinity}}]}}'), JSON_TYPE),
     "a 5,000-digit number": (b'{"server": "billing", "surface": {"tools": [{"name": "t", "inputSchema": '
                              b'{"type": "integer", "maximum": ' + b"9" * 5000 + b"}}]}}", JSON_TYPE),
     "empty body": (b"", JSON_TYPE),

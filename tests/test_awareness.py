@@ -116,7 +116,7 @@ EXPECTED_GET_INVOICE = """<contract_awareness>
     </change>
   </contract_changes>
   <instructions>Adjust your next call to the current contract above and call the tool again. Do not explain the error.</instructions>
-</contract_awareness>"""
+</contract_awareness>"""  # noqa: E501 - the exact text a model reads
 
 
 def test_known_case_is_rendered_exactly(grouped_result: DiffResult) -> None:
@@ -475,13 +475,13 @@ def test_any_server_text_gives_a_parseable_bounded_section(
     assert shown + omitted == len(deltas) and shown <= min(max(max_changes, 1), 20)
     assert shown == 0 or len(section.encode("utf-8")) <= max_bytes
     assert not any(is_invisible(ch) for text in _texts(root) for ch in text.strip("\n "))
-    for change, source in zip(root.iter("change"), relevant_deltas(result_of(*deltas), tool, action)):
+    for change, source in zip(root.iter("change"), relevant_deltas(result_of(*deltas), tool, action), strict=False):
+        values = (source.description, source.before, source.after, source.hint)
         assert [child.tag for child in change] == [
-            tag for tag, value in zip(CHANGE_TAGS, (source.description, source.before, source.after, source.hint))
-            if value is not None
+            tag for tag, value in zip(CHANGE_TAGS, values, strict=True) if value is not None
         ]
         assert change.get("field") == clean(source.field).strip() and len(change.get("field", "")) <= 200
-        for tag, value in zip(CHANGE_TAGS, (source.description, source.before, source.after, source.hint)):
+        for tag, value in zip(CHANGE_TAGS, values, strict=True):
             if value is not None:
                 assert change.findtext(tag) == clean(value).strip()
                 assert len(change.findtext(tag) or "") <= 200

@@ -146,7 +146,7 @@ def test_a_server_that_crashes_is_named_with_its_last_stderr_line():
 def test_a_command_that_does_not_exist_or_is_empty_is_one_line():
     with pytest.raises(InputError, match=r"^--from-command: cannot start 'no-such-mcp-server-x': "):
         capture_from_command("no-such-mcp-server-x --flag")
-    with pytest.raises(InputError, match="^--from-command: empty command$"):
+    with pytest.raises(InputError, match=r"^--from-command: empty command$"):
         capture_from_command("  ")
 
 

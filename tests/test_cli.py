@@ -44,7 +44,7 @@ def test_export_gives_back_every_schema_exactly(tmp_path, capsys, plain_json):
 
 
 def test_server_name_comes_from_the_input(tmp_path, capsys):
-    code, _, err = run(capsys, "lock", str(CORPUS / "time" / "2026.10.19.json"), "--lockfiles", str(tmp_path))
+    code, _, _ = run(capsys, "lock", str(CORPUS / "time" / "2026.10.19.json"), "--lockfiles", str(tmp_path))
     assert code == 0
     assert (tmp_path / "time.lock.toml").is_file()
 

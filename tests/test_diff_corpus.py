@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from app.model import Surface
 from tests.conftest import CORPUS, CORPUS_SERVERS, corpus_versions
 
 PAIRS = [(server, before.stem, after.stem) for server in CORPUS_SERVERS
-         for before, after in zip(corpus_versions(server), corpus_versions(server)[1:])]
+         for before, after in pairwise(corpus_versions(server))]
 
 
 @cache

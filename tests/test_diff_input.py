@@ -355,11 +355,15 @@ def test_removed_property_matched_by_a_pattern_is_graded_by_that_pattern():
 # -- effective values (principle 2) ----------------------------------------------------------
 
 NO_DELTA = {
-    "integer exclusiveMinimum 0 == minimum 1": (arg(type="integer", exclusiveMinimum=0), arg(type="integer", minimum=1)),
-    "integer exclusiveMaximum 10 == maximum 9": (arg(type="integer", exclusiveMaximum=10), arg(type="integer", maximum=9)),
+    "integer exclusiveMinimum 0 == minimum 1": (arg(type="integer", exclusiveMinimum=0),
+                                                arg(type="integer", minimum=1)),
+    "integer exclusiveMaximum 10 == maximum 9": (arg(type="integer", exclusiveMaximum=10),
+                                                 arg(type="integer", maximum=9)),
     "enum [a] == const a": (arg(type="string", enum=["a"]), arg(type="string", const="a")),
-    "one-branch anyOf == its branch": (arg(anyOf=[{"type": "string", "minLength": 2}]), arg(type="string", minLength=2)),
-    "one-branch allOf == its branch": (arg(allOf=[{"type": "string", "minLength": 2}]), arg(type="string", minLength=2)),
+    "one-branch anyOf == its branch": (arg(anyOf=[{"type": "string", "minLength": 2}]),
+                                       arg(type="string", minLength=2)),
+    "one-branch allOf == its branch": (arg(allOf=[{"type": "string", "minLength": 2}]),
+                                       arg(type="string", minLength=2)),
     "nullable anyOf == type list": (arg(anyOf=[{"type": "string"}, {"type": "null"}]), arg(type=["string", "null"])),
     "union of bare types == type list": (arg(anyOf=[{"type": "string"}, {"type": "integer"}]),
                                          arg(type=["integer", "string"])),
@@ -410,13 +414,15 @@ def test_string_to_nullable_union_is_a_widening_at_the_union():
 
 
 def test_one_value_enum_to_another_const_is_one_const_change():
-    assert run(arg(enum=["a"]), arg(const="b")) == Change("input.const.changed", "BREAKING", "/properties/a/const").expected()
+    assert run(arg(enum=["a"]), arg(const="b")) == Change(
+        "input.const.changed", "BREAKING", "/properties/a/const").expected()
 
 
 def test_x_to_a_union_of_x_and_y_is_one_added_branch():
     x = {"type": "string", "maxLength": 3}
     y = {"type": "integer", "maximum": 3}
-    assert run(arg(**x), arg(anyOf=[x, y])) == Change("input.union.branch-added", "SAFE", "/properties/a/anyOf/1").expected()
+    assert run(arg(**x), arg(anyOf=[x, y])) == Change(
+        "input.union.branch-added", "SAFE", "/properties/a/anyOf/1").expected()
     assert run(arg(anyOf=[x, y]), arg(**x)) == Change(
         "input.union.branch-removed", "BREAKING", "/properties/a/anyOf/1").expected()
 
@@ -436,7 +442,8 @@ def test_a_change_inside_a_union_branch_is_reported_in_that_branch():
 def test_type_list_split_into_branches_when_one_branch_gains_a_bound():
     before = arg(anyOf=[{"type": "string"}, {"type": "integer"}])  # collapses to type [integer, string]
     after = arg(anyOf=[{"type": "string", "maxLength": 3}, {"type": "integer"}])
-    assert run(before, after) == Change("input.bound.tightened", "BREAKING", "/properties/a/anyOf/0/maxLength").expected()
+    assert run(before, after) == Change(
+        "input.bound.tightened", "BREAKING", "/properties/a/anyOf/0/maxLength").expected()
 
 
 def test_all_of_removed_branch_with_one_left_is_one_removed_branch():
@@ -519,8 +526,10 @@ def test_a_definition_used_in_two_places_is_reported_at_both():
                    **{"$defs": {"Address": {"type": "object", "properties": {"city": {"type": city_type}}}}})
 
     assert run(schema("string"), schema("integer")) == [
-        ("input.type.changed", "BREAKING", "t", None, "input.home.city", SCHEMA + "/properties/home/properties/city/type"),
-        ("input.type.changed", "BREAKING", "t", None, "input.work.city", SCHEMA + "/properties/work/properties/city/type"),
+        ("input.type.changed", "BREAKING", "t", None, "input.home.city",
+         SCHEMA + "/properties/home/properties/city/type"),
+        ("input.type.changed", "BREAKING", "t", None, "input.work.city",
+         SCHEMA + "/properties/work/properties/city/type"),
     ]
 
 
@@ -530,7 +539,8 @@ def test_equal_text_whose_reference_target_changed_is_compared():
     a = {"type": "array", "items": {"$ref": "#/$defs/A"}}
     before = obj({"a": a}, **{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"type": "string"}}})
     after = obj({"a": a}, **{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"type": "string", "format": "email"}}})
-    assert run(before, after) == Change("input.format.added", "RISKY", "/properties/a/items/format", "input.a[]").expected()
+    assert run(before, after) == Change(
+        "input.format.added", "RISKY", "/properties/a/items/format", "input.a[]").expected()
 
 
 def test_ref_siblings_apply_beside_the_target():
@@ -549,14 +559,16 @@ def test_ref_siblings_apply_beside_the_target():
 def test_tuple_additional_items_closed_is_a_narrowing_at_additional_items():
     before = arg(type="array", items=[{"type": "string"}], additionalItems={"type": "string"})
     after = arg(type="array", items=[{"type": "string"}], additionalItems=False)
-    assert run(before, after) == Change("input.type.narrowed", "BREAKING", "/properties/a/additionalItems", "input.a[]").expected()
+    assert run(before, after) == Change(
+        "input.type.narrowed", "BREAKING", "/properties/a/additionalItems", "input.a[]").expected()
 
 
 def test_tuple_position_added_points_at_the_draft07_items_list():
     before = arg(type="array", items=[{"type": "string"}])
     after = arg(type="array", items=[{"type": "string"}, {"type": "integer"}])
     # position 1 accepted anything before (no additionalItems)
-    assert run(before, after) == Change("input.type.narrowed", "BREAKING", "/properties/a/items/1/type", "input.a[1]").expected()
+    assert run(before, after) == Change(
+        "input.type.narrowed", "BREAKING", "/properties/a/items/1/type", "input.a[1]").expected()
 
 
 def test_items_false_removed_is_a_widening():
@@ -571,7 +583,8 @@ def test_nested_object_field_and_path():
     before = obj({"address": {"type": "object", "properties": {"city": {"type": "string"}}}})
     after = obj({"address": {"type": "object", "properties": {"city": {"type": "string", "minLength": 2}}}})
     assert run(before, after) == Change(
-        "input.bound.tightened", "BREAKING", "/properties/address/properties/city/minLength", "input.address.city").expected()
+        "input.bound.tightened", "BREAKING", "/properties/address/properties/city/minLength", "input.address.city"
+    ).expected()
 
 
 def test_array_items_field_and_path():
@@ -584,10 +597,12 @@ def test_array_items_field_and_path():
 def test_pointer_tokens_are_escaped():
     before = obj({"a~b/c": {"type": "string"}})
     after = obj({"a~b/c": {"type": "integer"}})
-    assert run(before, after) == Change("input.type.changed", "BREAKING", "/properties/a~0b~1c/type", "input.a~b/c").expected()
+    assert run(before, after) == Change(
+        "input.type.changed", "BREAKING", "/properties/a~0b~1c/type", "input.a~b/c").expected()
 
 
 def test_collapsed_one_branch_union_points_into_the_branch():
     before = arg(anyOf=[{"type": "string", "maxLength": 3}])
     after = arg(anyOf=[{"type": "string", "maxLength": 2}])
-    assert run(before, after) == Change("input.bound.tightened", "BREAKING", "/properties/a/anyOf/0/maxLength").expected()
+    assert run(before, after) == Change(
+        "input.bound.tightened", "BREAKING", "/properties/a/anyOf/0/maxLength").expected()

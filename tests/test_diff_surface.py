@@ -260,7 +260,9 @@ def test_action_removed_and_added():
         del schema["oneOf"][1]
 
     def add_delete(schema):
-        schema["oneOf"].append({"type": "object", "properties": {"action": {"const": "delete"}}, "required": ["action"]})
+        schema["oneOf"].append(
+            {"type": "object", "properties": {"action": {"const": "delete"}}, "required": ["action"]}
+        )
 
     assert run(tools(grouped()), tools(changed(drop_list))) == [
         ("action.removed", "BREAKING", "billing", "list", "actions.list", BILLING + "/oneOf/1")]

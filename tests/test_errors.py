@@ -237,11 +237,11 @@ def test_long_author_strings_are_not_cut():
 
 @pytest.mark.parametrize("message", ["", "   ", "\n\t "])
 def test_empty_message_is_a_clear_error(message):
-    with pytest.raises(ValueError, match="^tool_error: message must not be empty$"):
+    with pytest.raises(ValueError, match=r"^tool_error: message must not be empty$"):
         tool_error("X", message)
-    with pytest.raises(ValueError, match="^tool_error: message must not be empty$"):
+    with pytest.raises(ValueError, match=r"^tool_error: message must not be empty$"):
         error("X", message)
-    with pytest.raises(ValueError, match="^tool_error: message must not be empty$"):
+    with pytest.raises(ValueError, match=r"^tool_error: message must not be empty$"):
         ToolError("X", message)
 
 
@@ -603,7 +603,7 @@ AWARENESS = """<contract_awareness>
       </change>
     </contract_changes>
     <instructions>Adjust your next call to the current contract above and call the tool again. Do not explain the error.</instructions>
-  </contract_awareness>"""
+  </contract_awareness>"""  # noqa: E501 - the exact text a model reads
 
 VALIDATION_WITH_AWARENESS = VALIDATION_FIELDS.replace("</validation_error>", f"  {AWARENESS}\n</validation_error>")
 
@@ -800,13 +800,13 @@ def test_raise_for_tool_error_with_an_unstructured_error_or_a_warning():
     # The envelope is found after the normal content.
     mixed = {"content": [{"type": "image", "data": "", "mimeType": "image/png"}, *tool_error("X", "m")["content"]]}
     mixed["isError"] = True
-    with pytest.raises(GovernanceToolError, match="^X: m$"):
+    with pytest.raises(GovernanceToolError, match=r"^X: m$"):
         raise_for_tool_error(mixed)
 
 
 # --------------------------------------------------------------------------- properties
 
-_XML_FORBIDDEN = set(range(0x00, 0x20)) - {0x09, 0x0A, 0x0D} | {0xFFFE, 0xFFFF}
+_XML_FORBIDDEN = set(range(0x20)) - {0x09, 0x0A, 0x0D} | {0xFFFE, 0xFFFF}
 # Text XML allows and that has no line breaks or tabs (those become one space by design).
 safe_text = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r").filter(

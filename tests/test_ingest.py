@@ -145,9 +145,12 @@ BAD_INPUTS = [
      r"pages\[1\]\.tools\[0\]: duplicate tool name 'a' \(first at pages\[0\]\.tools\[0\]\)"),
     ('{"tools": [{"name": "a", "inputSchema": []}]}', r"inputSchema: expected a JSON Schema object, got array"),
     ('{"tools": [{"name": "a", "inputSchema": true}]}', r"inputSchema: expected a JSON Schema object, got boolean"),
-    ('{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}', r"inputSchema: the schema must describe an object"),
-    ('{"tools": [{"name": "a", "inputSchema": {}, "outputSchema": "x"}]}', r"outputSchema: expected a JSON Schema object"),
-    ('{"tools": [{"name": "a", "inputSchema": {}, "annotations": []}]}', r"tools\[0\] \(a\)\.annotations: expected an object"),
+    ('{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}',
+     r"inputSchema: the schema must describe an object"),
+    ('{"tools": [{"name": "a", "inputSchema": {}, "outputSchema": "x"}]}',
+     r"outputSchema: expected a JSON Schema object"),
+    ('{"tools": [{"name": "a", "inputSchema": {}, "annotations": []}]}',
+     r"tools\[0\] \(a\)\.annotations: expected an object"),
     ('{"tools": [{"name": "a", "inputSchema": {}, "description": 7}]}', r"description: expected a string, got number"),
     ('{"tools": {}}', r"tools: expected an array, got object"),
     ('{"lockfileVersion": 2, "capabilities": {"tools": {}}}', r"lockfileVersion: unsupported lockfileVersion 2"),
@@ -157,8 +160,8 @@ BAD_INPUTS = [
     ('{"nothing": 1}', r"unrecognised input"),
     ('{"tools": [{"name": "a", "inputSchema": {"properties": {"x": {"$ref": "#/$defs/Gone"}}}}]}',
      r"\$ref '#/\$defs/Gone' at /properties/x points nowhere"),
-    ('{"tools": [{"name": "a", "inputSchema": {"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},'
-     ' "properties": {"x": {"$ref": "#/$defs/A"}}}}]}', r"cycle of references that never reaches a schema"),
+    (('{"tools": [{"name": "a", "inputSchema": {"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},'
+      ' "properties": {"x": {"$ref": "#/$defs/A"}}}}]}'), r"cycle of references that never reaches a schema"),
     ('{"tools": [{"name": "a", "inputSchema": {}, "title": "\\ud800"}]}', r"lone UTF-16 surrogate"),
     ('{"prompts": [{"name": "p"}], "tools": [], "resources": [{"name": "r"}]}', r"resources\[0\]\.uri: missing"),
 ]
@@ -178,7 +181,12 @@ def test_recursive_schema_is_valid():
     node = {
         "type": "object",
         "properties": {"tree": {"$ref": "#/$defs/Node"}},
-        "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            },
+        },
     }
     surface = load_surface({"tools": [{"name": "t", "inputSchema": node}]})
     assert surface.tools["t"].input_schema == node

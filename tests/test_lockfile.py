@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app import InputError, load_surface
-from app.lockfile import dumps_json, dumps_toml, lock_document, loads_toml, read_document, write_surface
+from app.lockfile import dumps_json, dumps_toml, loads_toml, lock_document, read_document, write_surface
 from tests.conftest import fixture_path
 from tests.strategies import json_values, schemas, shuffled, tools_lists
 
@@ -84,8 +84,8 @@ def test_awkward_values_round_trip_exactly():
         "examples": [[[]], {}, 2**100, -(2**70), 1.5, 1e100, 0.1, -0.0, "'''", '"""', "\\", "\x00\x7f\u2028"],
         "properties": {"x": {"const": None, "description": "tab\tnew\nline\r\nend\"\"\"'''"}},
     }
-    surface = load_surface([{"name": "t\u00e9", "description": "multi\nline \"quoted\" \\ end\"", "inputSchema": schema}],
-                           server="s")
+    tool = {"name": "t\u00e9", "description": "multi\nline \"quoted\" \\ end\"", "inputSchema": schema}
+    surface = load_surface([tool], server="s")
     back = roundtrip(surface)
     assert back.tools["t\u00e9"].input_schema == schema
     assert back.tools["t\u00e9"].description == surface.tools["t\u00e9"].description
@@ -137,15 +137,22 @@ def _lock_text(plain_json) -> str:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda t: t.replace("Fetch one invoice by its id.", "Fetch one invoice."), r"tools\.get_invoice\.digest: does not match"),
-        (lambda t: t.replace("lockfile_version = 1", "lockfile_version = 2"), r"lockfile_version: unsupported lockfile_version 2"),
+        (lambda t: t.replace("Fetch one invoice by its id.", "Fetch one invoice."),
+         r"tools\.get_invoice\.digest: does not match"),
+        (lambda t: t.replace("lockfile_version = 1", "lockfile_version = 2"),
+         r"lockfile_version: unsupported lockfile_version 2"),
         (lambda t: t.replace("lockfile_version = 1\n", ""), r"lockfile_version: missing"),
-        (lambda t: t.replace('server = "billing"', 'server = "../billing"'), r"server: '\.\./billing' is not a valid server name"),
+        (lambda t: t.replace('server = "billing"', 'server = "../billing"'),
+         r"server: '\.\./billing' is not a valid server name"),
         (lambda t: t.replace('server = "billing"', 'server = 3'), r"server: 3 is not a valid server name"),
-        (lambda t: t.replace('[tools.get_invoice]\n', '[tools.get_invoice]\ncolour = "red"\n'), r"tools\.get_invoice: unknown field 'colour'"),
-        (lambda t: t.replace("input_schema = '''{", "input_schema = '''{{", 1), r"tools\.get_invoice\.input_schema: invalid JSON"),
-        (lambda t: t.replace("integrity_digest = \"sha256:", "integrity_digest = \"md5:"), r"integrity_digest: missing or not a sha256"),
-        (lambda t: t + "\n[tools.extra_tool]\ndigest = \"sha256:" + "0" * 64 + "\"\n", r"tools\.extra_tool\.inputSchema: missing"),
+        (lambda t: t.replace('[tools.get_invoice]\n', '[tools.get_invoice]\ncolour = "red"\n'),
+         r"tools\.get_invoice: unknown field 'colour'"),
+        (lambda t: t.replace("input_schema = '''{", "input_schema = '''{{", 1),
+         r"tools\.get_invoice\.input_schema: invalid JSON"),
+        (lambda t: t.replace("integrity_digest = \"sha256:", "integrity_digest = \"md5:"),
+         r"integrity_digest: missing or not a sha256"),
+        (lambda t: t + "\n[tools.extra_tool]\ndigest = \"sha256:" + "0" * 64 + "\"\n",
+         r"tools\.extra_tool\.inputSchema: missing"),
         (lambda t: t.replace("[tools.get_invoice]", "[tools.get_invoice"), r"invalid TOML"),
     ],
 )

@@ -101,7 +101,8 @@ def test_a_v1_call_to_v2_gets_the_services_validation_error_with_awareness(gover
     assert info is not None and info.kind == "validation_error"
     assert info.action == "get_invoice" and list(info.fields) == ["currency"]
     assert info.awareness is not None and info.awareness.max_severity == "BREAKING"
-    assert any(change.severity == "BREAKING" and "currency" in (change.field or "") for change in info.awareness.changes)
+    assert any(change.severity == "BREAKING" and "currency" in (change.field or "")
+               for change in info.awareness.changes)
     assert elapsed < BUDGET + SLACK
     assert right.is_error is False and text_of(right) == "inv_1001: 141.90 USD"
 

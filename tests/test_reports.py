@@ -94,9 +94,11 @@ def empty() -> DiffResult:
 
 
 def _delta(**overrides: Any) -> Delta:
-    base: dict[str, Any] = dict(rule="tool.description.changed", severity=Severity.COSMETIC, category="tool",
-                                tool="search", action=None, field="description", path="/tools/search/description",
-                                description="The description changed", before="old", after="new", hint=None)
+    base: dict[str, Any] = {
+        "rule": "tool.description.changed", "severity": Severity.COSMETIC, "category": "tool", "tool": "search",
+        "action": None, "field": "description", "path": "/tools/search/description",
+        "description": "The description changed", "before": "old", "after": "new", "hint": None,
+    }
     return Delta(**{**base, **overrides})
 
 
@@ -192,14 +194,14 @@ def test_json_max_severity_is_null_without_deltas(empty: DiffResult) -> None:
 def test_text_changelog_exact(result: DiffResult) -> None:
     assert render_report(result, "text").splitlines() == [
         "ContractDiff payments: 3 BREAKING, 1 RISKY, 2 SAFE, 1 COSMETIC (max BREAKING)",
-        '[BREAKING] prompts.summarize.arguments.text: Argument "text" of prompt "summarize" is now required'
-        " (optional → required)",
-        '[BREAKING] billing/get_invoice actions.get_invoice.input.currency: Argument "currency" is now required'
-        " (optional → required (string))",
+        ('[BREAKING] prompts.summarize.arguments.text: Argument "text" of prompt "summarize" is now required'
+         " (optional → required)"),
+        ('[BREAKING] billing/get_invoice actions.get_invoice.input.currency: Argument "currency" is now required'
+         " (optional → required (string))"),
         '[BREAKING] old_tool tool: Tool "old_tool" was removed (old_tool → (none))',
         '[RISKY] search input.q: The format of argument "q" changed (email → uri)',
-        '[SAFE] billing/list actions.list.input.limit: Argument "limit" has a looser maximum'
-        " (at most 100 → at most 200)",
+        ('[SAFE] billing/list actions.list.input.limit: Argument "limit" has a looser maximum'
+         " (at most 100 → at most 200)"),
         '[SAFE] refund tool: New tool "refund" ((none) → refund)',
         f'[COSMETIC] search description: The description of tool "search" changed (Search things → {NEW_DESCRIPTION})',
     ]
@@ -238,8 +240,8 @@ def test_text_ignored_block_lists_reasons(with_ignored: DiffResult) -> None:
     assert "[RISKY]" not in header
     assert tail.splitlines() == [
         "Ignored (1):",
-        '  [RISKY] search input.q: The format of argument "q" changed (email → uri)'
-        " — ignored: clients send | URIs already; expires 2027-01-31",
+        ('  [RISKY] search input.q: The format of argument "q" changed (email → uri)'
+         " — ignored: clients send | URIs already; expires 2027-01-31"),
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -136,7 +137,7 @@ def test_concurrent_writers_get_contiguous_versions(tmp_path: Path):
     def writer(index: int) -> None:
         try:
             lock(FileStore(tmp_path), surface(f"v{index}"), who=f"w{index}")
-        except BaseException as exc:  # pragma: no cover - reported below
+        except BaseException as exc:  # noqa: BLE001  # pragma: no cover - any failure in a thread is reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(16)]
@@ -147,7 +148,7 @@ def test_concurrent_writers_get_contiguous_versions(tmp_path: Path):
     assert not errors
     history = store.history("billing")
     assert [r.version for r in history] == list(range(1, 17))
-    for previous, record in zip(history, history[1:]):
+    for previous, record in pairwise(history):
         assert record.previous_digest == previous.integrity_digest
     assert store.current("billing").record.version == 16
 

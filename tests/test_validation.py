@@ -84,7 +84,8 @@ def test_missing_is_a_picklable_singleton() -> None:
         (Problem("id", "format", "x", "uuid"),
          "Invalid uuid format. You sent: 'x'. Expected a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000)."),
         (Problem("at", "format", "today", "date-time"),
-         "Invalid date-time format. You sent: 'today'. Expected a valid RFC 3339 date-time (e.g. 2026-11-20T14:30:00Z)."),
+         ("Invalid date-time format. You sent: 'today'. "
+          "Expected a valid RFC 3339 date-time (e.g. 2026-11-20T14:30:00Z).")),
         (Problem("site", "format", "x", "uri"),
          "Invalid uri format. You sent: 'x'. Expected a valid absolute URI (e.g. https://example.com/path)."),
         (Problem("ip", "format", "1.2.3", "ipv4"),
@@ -384,7 +385,8 @@ def test_draft7_definitions_and_recursive_refs() -> None:
 
 def test_draft7_is_honoured_not_read_as_2020_12() -> None:
     # draft-07 has no prefixItems (an unknown keyword there); 2020-12 checks the first item
-    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "prefixItems": [{"type": "string"}]}
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array",
+              "prefixItems": [{"type": "string"}]}
     assert validate_arguments(schema, [1]) == []
     assert validate_arguments({**schema, "$schema": "https://json-schema.org/draft/2020-12/schema"}, [1]) == [
         Problem("[0]", "type", 1, "string")

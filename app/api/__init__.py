@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 

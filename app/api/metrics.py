@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client import multiprocess
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUESTS = Counter("mcp_governance_requests_total", "HTTP requests by route, method and status",

@@ -4,5 +4,5 @@ from app.diff.engine import diff
 from app.diff.model import Delta, DiffResult, IgnoredDelta, Severity, ToolChanges
 from app.diff.registry import REGISTRY, Rule, lookup, rule_ids
 
-__all__ = ["Delta", "DiffResult", "IgnoredDelta", "REGISTRY", "Rule", "Severity", "ToolChanges", "diff", "lookup",
+__all__ = ["REGISTRY", "Delta", "DiffResult", "IgnoredDelta", "Rule", "Severity", "ToolChanges", "diff", "lookup",
            "rule_ids"]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from app.policy import Policy
 
 
-def diff(before: Surface, after: Surface, policy: "Policy | None" = None) -> DiffResult:
+def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffResult:
     """Every change from ``before`` (the known-good lock) to ``after``, graded."""
     server = after.server or before.server
     if before.integrity_digest == after.integrity_digest:
@@ -171,7 +171,8 @@ def _same_input(before: Tool, after: Tool) -> bool:
         b = ((before.fusion or {}).get("surface") or {}).get("inputSchemaDigest")
         a = ((after.fusion or {}).get("surface") or {}).get("inputSchemaDigest")
         return b is not None and b == a
-    kinds = SchemaComparer(lambda *args, **kwargs: None).probe(_root(before, "inputSchema"), _root(after, "inputSchema"))
+    comparer = SchemaComparer(lambda *args, **kwargs: None)
+    kinds = comparer.probe(_root(before, "inputSchema"), _root(after, "inputSchema"))
     return all(kind in COSMETIC_KINDS for kind, _ in kinds)
 
 

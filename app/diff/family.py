@@ -3,8 +3,9 @@ family's own rules (input and output differ only in this table: the direction fl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from app.diff.emitter import Emitter, Scope
 from app.diff.schema_compare import Pair, SchemaComparer

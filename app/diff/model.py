@@ -14,7 +14,7 @@ from typing import Any
 JSON = Any
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 - StrEnum would change str() and format() of members
     BREAKING = "BREAKING"
     RISKY = "RISKY"
     SAFE = "SAFE"
@@ -25,12 +25,12 @@ class Severity(str, Enum):
         """0 for BREAKING ... 3 for COSMETIC: sorts the worst first."""
         return SEVERITY_ORDER.index(self)
 
-    def at_least(self, gate: "Severity") -> bool:
+    def at_least(self, gate: Severity) -> bool:
         """True when this severity is as bad as ``gate`` or worse."""
         return self.rank <= gate.rank
 
     @classmethod
-    def parse(cls, value: str) -> "Severity":
+    def parse(cls, value: str) -> Severity:
         try:
             return cls(value.upper())
         except ValueError:

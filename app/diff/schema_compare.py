@@ -13,9 +13,10 @@ with deepdiff and reported as ``unclassified``, so nothing is dropped silently.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from deepdiff import DeepDiff
 
@@ -27,10 +28,10 @@ from app.diff.schema_effective import (
     UNION_KEYWORDS,
     Node,
     as_object,
-    is_false,
     bound_relation,
     count_relation,
     is_closed,
+    is_false,
     multiple_relation,
     numeric_bound,
     type_relation,
@@ -84,7 +85,9 @@ class SchemaComparer:
     def compare(self, before: Node, after: Node, field: str) -> None:
         self.walk(Pair(before, after, field, "(root)"), 0)
 
-    def probe(self, before: Node, after: Node, field: str = "", name: str = "(root)") -> list[tuple[str, dict[str, Any]]]:
+    def probe(
+        self, before: Node, after: Node, field: str = "", name: str = "(root)"
+    ) -> list[tuple[str, dict[str, Any]]]:
         """The kinds a comparison would report, without reporting them."""
         found: list[tuple[str, dict[str, Any]]] = []
 
@@ -94,7 +97,9 @@ class SchemaComparer:
         SchemaComparer(collect).walk(Pair(before, after, field, name), 0)
         return found
 
-    def emit(self, kind: str, pair: Pair, at: str, before: str | None = None, after: str | None = None, **facts: Any) -> None:
+    def emit(
+        self, kind: str, pair: Pair, at: str, before: str | None = None, after: str | None = None, **facts: Any
+    ) -> None:
         self.sink(kind, pair, at, before, after, name=pair.name, **facts)
 
     def walk(self, pair: Pair, depth: int) -> None:
@@ -138,7 +143,8 @@ class SchemaComparer:
                 continue
             b_target = resolve_local_ref(before.root, ref) if ref.startswith("#") else None
             a_target = resolve_local_ref(after.root, ref) if ref.startswith("#") else None
-            equal = b_target is not None and a_target is not None and canonical_json(b_target) == canonical_json(a_target)
+            equal = (b_target is not None and a_target is not None
+                     and canonical_json(b_target) == canonical_json(a_target))
             if not equal and not ref.startswith("#"):
                 equal = True  # a remote reference is not followed: equal text is all we can compare
             self._refs_equal[ref] = equal
@@ -339,17 +345,18 @@ def check_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         sub = replace(pair, field=field, name=display)
         required = name in a_req
         summary = schema_summary(node.schema)
-        cmp.sink("property.added-required" if required else "property.added", sub, node.pointer, None, ("required " if required else "optional ") + summary,
-                 name=display, required=required, schema=node.schema, type=type_label(node.schema),
-                 how=how_to_pass(node.schema))
+        cmp.sink("property.added-required" if required else "property.added", sub, node.pointer, None,
+                 ("required " if required else "optional ") + summary, name=display, required=required,
+                 schema=node.schema, type=type_label(node.schema), how=how_to_pass(node.schema))
     for name in sorted(a_req - b_req):
         if name in a_props and name not in b_props:
             continue  # reported as a new required property
         schema = pair.after.child(a_props.get(name, {}), "properties", name).schema
         field, display = _join(pair.field, pair.name, name)
         sub = replace(pair, field=field, name=display)
-        cmp.sink("required.added", sub, _kw_path(pair.after, "required"), "optional", f"required ({schema_summary(schema)})",
-                 name=display, schema=schema, type=type_label(schema), how=how_to_pass(schema))
+        cmp.sink("required.added", sub, _kw_path(pair.after, "required"), "optional",
+                 f"required ({schema_summary(schema)})", name=display, schema=schema, type=type_label(schema),
+                 how=how_to_pass(schema))
     for name in sorted(b_req - a_req):
         if name in b_props and name not in a_props:
             continue  # reported as a removed property
@@ -655,7 +662,8 @@ def check_dependent_required(cmp: SchemaComparer, pair: Pair, depth: int) -> Non
         a_set = set(a.get(name, [])) if isinstance(a.get(name), list) else set()
         if b_set == a_set and (name in b) == (name in a):
             continue
-        relation = "added" if a_set > b_set or name not in b else "removed" if a_set < b_set or name not in a else "changed"
+        relation = ("added" if a_set > b_set or name not in b
+                    else "removed" if a_set < b_set or name not in a else "changed")
         node = pair.before if relation == "removed" else pair.after
         before = f"with {name}: {', '.join(sorted(b_set))}" if name in b else None
         after = f"with {name}: {', '.join(sorted(a_set))}" if name in a else None

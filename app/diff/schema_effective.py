@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
-
 from urllib.parse import unquote
 
 from app.schemas import deref, escape_pointer_token, resolve_local_ref
@@ -65,7 +64,7 @@ class Node:
         """The JSON pointer of an effective keyword (and tokens below it), as it is written."""
         return self.pointer + _tokens(self.spelling.get(keyword, (keyword,)) + tokens)
 
-    def child(self, raw: JSON, keyword: str, *tokens: str) -> "Node":
+    def child(self, raw: JSON, keyword: str, *tokens: str) -> Node:
         raw_tokens = self.spelling.get(keyword, (keyword,)) + tokens
         location = None if self.location is None else self.location + _tokens(raw_tokens)
         return make_node(raw, self.root, self.pointer + _tokens(raw_tokens), location)

@@ -16,7 +16,7 @@ from typing import Any
 from app.ingest.fusion import looks_like_fusion, read_fusion_lockfile
 from app.ingest.mcp import read_fastmcp, read_pages, read_result, unwrap_jsonrpc
 from app.jsonio import check_value, decode_utf8, parse_json
-from app.lockfile import check_server_name, looks_like_lock_document, loads_toml, read_document
+from app.lockfile import check_server_name, loads_toml, looks_like_lock_document, read_document
 from app.model import Surface
 from app.problems import InputError
 
@@ -52,7 +52,9 @@ def surface_from_json(obj: JSON, input_format: str | None = None, where: str | N
     try:
         return _from_json(obj, input_format)
     except InputError as exc:
-        raise exc.located(where) if where else exc
+        if not where:
+            raise
+        raise exc.located(where) from exc
 
 
 def _from_json(obj: JSON, input_format: str | None) -> Surface:

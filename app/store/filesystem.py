@@ -24,10 +24,10 @@ import fcntl
 import json
 import os
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from app.ingest.load import surface_from_bytes
 from app.lockfile import SERVER_NAME, check_server_name, utc_now
@@ -151,7 +151,7 @@ class FileStore(LockStore):
             return cached.value  # type: ignore[return-value]
         with self.exclusive():
             try:
-                value: StoredLock | None | CorruptLockfile = self._recover(server)
+                value: StoredLock | CorruptLockfile | None = self._recover(server)
             except CorruptLockfile as exc:
                 value = exc
             key = self._current_key(server)

@@ -35,8 +35,8 @@ class VersionRecord:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, JSON]) -> "VersionRecord":
-        known = {name for name in cls.__dataclass_fields__}
+    def from_json(cls, data: dict[str, JSON]) -> VersionRecord:
+        known = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in data.items() if key in known})
 
 
@@ -68,8 +68,8 @@ class LiveRecord:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, JSON]) -> "LiveRecord":
-        known = {name for name in cls.__dataclass_fields__}
+    def from_json(cls, data: dict[str, JSON]) -> LiveRecord:
+        known = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in data.items() if key in known})
 
 

@@ -12,8 +12,8 @@ from app.api.problems import ApiError
 from app.api.security import Caller, require
 from app.diff import Severity
 from app.diff.reports import FORMATS, render_report
-from app.service import Governance, NotFound
 from app.problems import InputError
+from app.service import Governance, NotFound
 
 router = APIRouter(tags=["diff"])
 
@@ -68,7 +68,8 @@ async def post_diff(
 
 
 @router.post("/check", summary="Does a surface match the server's current lock?", response_model=CheckResponse,
-             openapi_extra=openapi_body(CheckBody), responses={404: {"description": "Unknown server"}, 422: {"description": "Bad input"}})
+             openapi_extra=openapi_body(CheckBody),
+             responses={404: {"description": "Unknown server"}, 422: {"description": "Bad input"}})
 async def post_check(request: Request, caller: Caller = Depends(require("read"))) -> CheckResponse:
     body = validated(CheckBody, await json_body(request))
     server = server_name(body.server, "body.server")
