@@ -11,15 +11,14 @@ Timestamps, server version and source format are never part of a digest.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.jsonio import canonical_json
+from app.jsontypes import JSON
 from app.schemas import normalize
 
 if TYPE_CHECKING:
     from app.model import Prompt, Resource, Surface, Tool
-
-JSON = Any
 
 
 def sha256_digest(data: str | bytes) -> str:

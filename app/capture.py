@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from app.jsontypes import JSON
 from app.problems import InputError
 
-JSON = Any
 Progress = Callable[[str], None]
 DEFAULT_TIMEOUT = 30.0
 MAX_PAGES = 1000

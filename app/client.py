@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-JSON = Any
+from app.jsontypes import JSON
+
 log = logging.getLogger("mcp_governance.client")
 
 

@@ -12,9 +12,9 @@ from itertools import pairwise
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
+from app.jsontypes import JSON
 from app.problems import InputError
 
-JSON = Any
 MAX_DEPTH = 200
 """Deepest nesting accepted. Real tool schemas stay far below; walkers recurse per level."""
 

@@ -13,7 +13,6 @@ import re
 import tomllib
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
 
 import tomlkit
 from tomlkit.items import Item
@@ -21,11 +20,11 @@ from tomlkit.items import Item
 from app.ingest.fields import need_object, type_name
 from app.ingest.mcp import parse_prompt, parse_resource, parse_tool
 from app.jsonio import check_value, parse_json, pretty_json
+from app.jsontypes import JSON
 from app.model import Resource, Surface, Tool
 from app.problems import InputError
 from app.tomltext import json_item, key_item, string_item
 
-JSON = Any
 LOCKFILE_VERSION = 1
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")

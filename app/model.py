@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
+from app.jsontypes import JSON
 from app.schemas import ActionBranch, split_actions
-
-JSON = Any
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import tomlkit
 
@@ -69,11 +68,11 @@ import app.diff  # noqa: F401  (registers every rule family before ids are check
 from app.diff.model import Delta, DiffResult, IgnoredDelta, Severity
 from app.diff.registry import rule_ids
 from app.ingest.fields import type_name
+from app.jsontypes import JSON
 from app.lockfile import check_server_name
 from app.problems import InputError
 from app.tomltext import key_item, string_item
 
-JSON = Any
 SELECTORS = ("rule", "tool", "action", "path")
 IGNORE_KEYS = (*SELECTORS, "reason", "expires")
 SECTION_KEYS = ("severity", "ignore")

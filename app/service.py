@@ -17,13 +17,12 @@ from typing import Any
 from app.awareness import render_awareness, render_validation_error
 from app.diff import DiffResult, Severity, diff
 from app.diff.serialize import result_from_json
+from app.jsontypes import JSON
 from app.lockfile import lock_document, read_document, utc_now, write_surface
 from app.model import Surface, Tool
 from app.policy import Policy
 from app.store import CorruptLockfile, LiveRecord, LockStore, StoredLock, VersionRecord
 from app.validation import validate_arguments
-
-JSON = Any
 
 
 class ServiceError(Exception):

@@ -8,15 +8,14 @@ them back exactly), so a poisoned description cannot hide inside a git diff.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import tomlkit
 from tomlkit.items import Item, KeyType, SingleKey
 
 from app.jsonio import pretty_json
+from app.jsontypes import JSON
 from app.text import is_invisible
 
-JSON = Any
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
 

@@ -55,10 +55,10 @@ from deepdiff import DeepDiff
 from app.diff.engine import diff
 from app.diff.model import DiffResult, Severity
 from app.ingest.load import load_surface
+from app.jsontypes import JSON
 from app.model import Surface
 from bench.synthetic import mutate, surface_size, synthetic_surface
 
-JSON = Any
 Pair = tuple[Surface, Surface]
 
 DEEPDIFF_SPEEDUP_TARGET = 20.0

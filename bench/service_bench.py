@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``app`` importable
@@ -60,7 +60,9 @@ import httpx
 from bench.load import LoadResult, run_load, wrk_path
 from bench.synthetic import mutate, synthetic_surface
 
-JSON = Any
+if TYPE_CHECKING:  # the client side never imports ``app`` at run time (it loads the engine)
+    from app.jsontypes import JSON
+
 ROOT = Path(__file__).resolve().parent.parent
 
 RATIO_TARGET = 0.8

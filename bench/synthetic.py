@@ -19,10 +19,12 @@ import copy
 import json
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
-JSON = Any
-Schema = dict[str, JSON]
+if TYPE_CHECKING:  # the standard library only at run time (importing ``app`` loads the engine)
+    from app.jsontypes import JSON
+
+Schema: TypeAlias = "dict[str, JSON]"
 
 SERVER_NAME = "synthetic-suite"
 PROTOCOL_VERSION = "2025-06-18"
@@ -448,7 +450,7 @@ def _slots(schema: JSON) -> Iterator[tuple[Schema, str, Schema]]:
                 stack.append(node[key])
 
 
-Mutation = Callable[[dict[str, JSON], random.Random], bool]
+Mutation: TypeAlias = "Callable[[dict[str, JSON], random.Random], bool]"
 
 
 def _pick(rng: random.Random, candidates: list[JSON]) -> JSON:

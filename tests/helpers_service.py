@@ -26,8 +26,8 @@ from fastapi.testclient import TestClient
 from app import load_surface
 from app.api import create_app
 from app.config import Settings, TokenGrant, hash_token
+from app.jsontypes import JSON
 
-JSON = Any
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_JSON = "application/problem+json"
 START_TIMEOUT = 15.0

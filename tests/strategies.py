@@ -4,13 +4,11 @@ changes only what must not matter (key order, set-like list order, tool order)."
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from hypothesis import strategies as st
 
+from app.jsontypes import JSON
 from app.schemas import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, SET_KEYWORDS
-
-JSON = Any
 
 # Text with everything JSON can carry: unicode, controls, invisible characters; no lone surrogates.
 text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)

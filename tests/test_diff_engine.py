@@ -9,7 +9,6 @@ import copy
 import hashlib
 import json
 import random
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,10 +17,9 @@ from hypothesis import strategies as st
 from app import load_surface
 from app.diff import Severity, diff, engine
 from app.diff.emitter import Emitter
+from app.jsontypes import JSON
 from app.model import Surface
 from tests.strategies import schemas, shuffled, tool_dicts, tools_lists
-
-JSON = Any
 
 
 def surface(*tools: dict[str, JSON]) -> Surface:

@@ -9,14 +9,13 @@ Each case diffs two minimal one-tool surfaces and asserts the complete list of d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
 from app import load_surface
 from app.diff import diff
+from app.jsontypes import JSON
 
-JSON = Any
 SCHEMA = "/tools/t/inputSchema"
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from app import load_surface
 from app.diff import diff
+from app.jsontypes import JSON
 
-JSON = Any
 OUT = "/tools/t/outputSchema"
 
 

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
 
 import pytest
 
 from app import load_surface
 from app.diff import diff
+from app.jsontypes import JSON
 from tests.conftest import fixture_path
 
-JSON = Any
 EMPTY = {"type": "object"}
 
 

@@ -7,11 +7,10 @@ say what to send ("string, one of: EUR, USD"), not how the schema is spelled.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from app.diff.schema_effective import FALSE_SCHEMA
+from app.jsontypes import JSON
 
-JSON = Any
 MAX_LABEL = 120
 
 BOUND_WORDS = {

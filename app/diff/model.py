@@ -9,9 +9,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
-JSON = Any
+from app.jsontypes import JSON
 
 
 class Severity(str, Enum):  # noqa: UP042 - StrEnum would change str() and format() of members

@@ -40,9 +40,9 @@ from app.diff.schema_effective import (
     value_set,
 )
 from app.jsonio import canonical_json
+from app.jsontypes import JSON
 from app.schemas import resolve_local_ref
 
-JSON = Any
 MAX_DEPTH = 64
 
 

@@ -13,12 +13,10 @@ import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 from urllib.parse import unquote
 
+from app.jsontypes import JSON
 from app.schemas import deref, escape_pointer_token, resolve_local_ref
-
-JSON = Any
 
 ANNOTATION_KEYWORDS = (
     "title",

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.diff.model import Delta, DiffResult, IgnoredDelta, Severity, ToolChanges
-
-JSON = Any
+from app.jsontypes import JSON
 
 
 def delta_from_json(data: dict[str, JSON]) -> Delta:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from app.jsontypes import JSON
 from app.problems import InputError
-
-JSON = Any
 
 _JSON_TYPE_NAMES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
 

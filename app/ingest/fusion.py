@@ -7,13 +7,11 @@ integrityDigest) is kept in ``Tool.fusion`` for the ``fusion.*`` parity rules.
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.ingest.fields import need_object, optional_str, rest, type_name
+from app.jsontypes import JSON
 from app.model import Prompt, PromptArgument, Surface, Tool
 from app.problems import InputError
 
-JSON = Any
 SUPPORTED_VERSION = 1
 
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from app.ingest.fusion import looks_like_fusion, read_fusion_lockfile
 from app.ingest.mcp import read_fastmcp, read_pages, read_result, unwrap_jsonrpc
 from app.jsonio import check_value, decode_utf8, parse_json
+from app.jsontypes import JSON
 from app.lockfile import check_server_name, loads_toml, looks_like_lock_document, read_document
 from app.model import Surface
 from app.problems import InputError
 
-JSON = Any
 FORMATS = ("mcp", "mcp-pages", "fastmcp", "vurb", "mcp-fusion", "lockfile", "lockfile-json")
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 

@@ -4,8 +4,6 @@ templates beside them, and FastMCP ``fastmcp inspect --format mcp`` manifests.""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.ingest.fields import (
     need_list,
     need_name,
@@ -18,11 +16,10 @@ from app.ingest.fields import (
     type_name,
 )
 from app.jsonio import check_value, scan
+from app.jsontypes import JSON
 from app.model import Prompt, PromptArgument, Resource, Surface, Tool
 from app.problems import InputError
 from app.schemas import local_ref_problems
-
-JSON = Any
 
 TOOL_FIELDS = (
     "name",

@@ -63,10 +63,10 @@ from app.errors import (
     parse_tool_error,
     to_call_tool_result,
 )
+from app.jsontypes import JSON
 from app.lockfile import check_server_name
 from app.schemas import split_actions
 
-JSON = Any
 CallTool = Callable[..., Awaitable[Any]]
 log = logging.getLogger("mcp_governance.mcp_sdk")
 

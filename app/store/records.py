@@ -4,11 +4,9 @@ live surface a server reported with its diff against the current lock."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from app.jsontypes import JSON
 from app.model import Surface
-
-JSON = Any
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from app.diff.describe import value_label, values_label
 from app.diff.emitter import Emitter, Scope
 from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
 from app.jsonio import canonical_json
+from app.jsontypes import JSON
 from app.model import Tool
 from app.schemas import pointer
 
-JSON = Any
 C, D = "fusion", "surface"
 
 rule("fusion.inputSchemaDigest", BREAKING, C, D,

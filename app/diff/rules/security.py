@@ -33,15 +33,14 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from app.diff.emitter import Emitter, Scope
 from app.diff.registry import BREAKING, RISKY, rule
+from app.jsontypes import JSON
 from app.model import Prompt, Tool
 from app.schemas import pointer, subschemas
 from app.text import HIDDEN_RANGES, clip, codepoint_label, is_invisible, reveal
 
-JSON = Any
 C, D = "security", "surface"
 
 rule("security.hidden-unicode", BREAKING, C, D,
