@@ -274,7 +274,7 @@ class ToolErrorEnvelope:
         set_(self, "message", _check_message(self.message))
         set_(self, "suggestion", suggestion)
         set_(self, "available_actions", _action_names(self.available_actions))
-        set_(self, "details", tuple(_merge_details({}, self.details).items()))  # type: ignore[arg-type]
+        set_(self, "details", tuple(_merge_details({}, self.details).items()))
         set_(self, "retry_after", retry_after)
         set_(self, "severity", severity)
 
@@ -591,7 +591,7 @@ def to_call_tool_result(
         from mcp.types import CallToolResult
     except ImportError:  # pragma: no cover - depends on the installed SDK layout
         try:
-            from mcp_types import CallToolResult  # type: ignore[no-redef]
+            from mcp_types import CallToolResult
         except ImportError as exc:
             raise ImportError("to_call_tool_result needs the MCP Python SDK: pip install mcp") from exc
     envelope = _as_envelope(result_or_envelope)

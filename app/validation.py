@@ -26,7 +26,7 @@ import enum
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator, FormatChecker
@@ -205,12 +205,23 @@ def _short(text: str, limit: int = 160) -> str:
     return clip(" ".join(text.split()), limit)
 
 
-def _pattern(validator: Validator, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+class _KeywordValidator(Validator, Protocol):
+    """What a keyword function receives: a validator class's instance, which can also
+    ``descend`` into a subschema (the public ``Validator`` protocol leaves that out)."""
+
+    def descend(
+        self, instance: Any, schema: Any, path: Any = None, schema_path: Any = None
+    ) -> Iterator[ValidationError]: ...
+
+
+def _pattern(validator: _KeywordValidator, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and not safe_regex.search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _pattern_properties(validator: Validator, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+def _pattern_properties(
+    validator: _KeywordValidator, patterns: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():
@@ -219,7 +230,9 @@ def _pattern_properties(validator: Validator, patterns: Any, instance: Any, sche
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-def _additional_properties(validator: Validator, allowed: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+def _additional_properties(
+    validator: _KeywordValidator, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     extras = [key for key in instance if _is_undeclared(schema, key)]
@@ -259,7 +272,7 @@ def _validator(schema: Any) -> Validator:
         raise _UnusableSchema(f"not a JSON object but {type(schema).__name__}")
     try:
         cls = validator_for(schema, default=Draft202012Validator)
-        cls.check_schema(schema)
+        cls.check_schema(schema)  # type: ignore[arg-type]  # the stubs' protocol says dict; any schema is checked
         return _safe_class(cls)(schema, format_checker=FORMAT_CHECKER)
     except SchemaError as exc:
         raise _UnusableSchema(_short(exc.message)) from None

@@ -27,8 +27,8 @@ from app.diff.rules.output_schema import OUTPUT
 from app.diff.rules.prompts_resources import compare_prompts, compare_resources
 from app.diff.rules.security import compare_prompt_security, compare_tool_security, new_tool_security
 from app.diff.schema_compare import COSMETIC_KINDS, SchemaComparer
-from app.diff.schema_effective import Node, make_node, resolve
-from app.model import Surface, Tool
+from app.diff.schema_effective import Node, list_at, make_node, object_at, resolve
+from app.model import Action, Surface, Tool
 from app.schemas import pointer
 
 if TYPE_CHECKING:
@@ -109,6 +109,7 @@ def _root(tool: Tool, schema_key: str, without: str | None = None) -> Node:
     at = pointer("tools", tool.name, schema_key)
     if without is None:
         return make_node(raw, raw, at)
+    assert isinstance(raw, dict)  # a grouped tool's input schema: the union left out is one of its keywords
     schema, spelling, _ = resolve({k: v for k, v in raw.items() if k != without}, raw)
     return Node(schema, raw, at, "", spelling=spelling)
 
@@ -127,14 +128,16 @@ def compare_input(out: Emitter, before: Tool, after: Tool) -> None:
     INPUT.compare(out, Scope(after.name), _root(before, "inputSchema", b_keyword),
                   _root(after, "inputSchema", a_keyword), "input")
     for name in sorted(b_actions.keys() & a_actions.keys()):
-        b, a = b_actions[name], a_actions[name]
-        b_node = make_node(before.input_schema[b.keyword][b.index], before.input_schema,
-                           pointer("tools", before.name, "inputSchema", b.keyword, str(b.index)),
-                           pointer(b.keyword, str(b.index)))
-        a_node = make_node(after.input_schema[a.keyword][a.index], after.input_schema,
-                           pointer("tools", after.name, "inputSchema", a.keyword, str(a.index)),
-                           pointer(a.keyword, str(a.index)))
+        b_node, a_node = _branch(before, b_actions[name]), _branch(after, a_actions[name])
         INPUT.compare(out, Scope(after.name, name), b_node, a_node, f"actions.{name}.input")
+
+
+def _branch(tool: Tool, action: Action) -> Node:
+    """The union branch of a grouped tool's input schema that pins ``action``."""
+    keyword, index = action.keyword, action.index
+    assert keyword is not None and index is not None  # set for every action split from a union
+    return make_node(tool.input_schema[keyword][index], tool.input_schema,
+                     pointer("tools", tool.name, "inputSchema", keyword, str(index)), pointer(keyword, str(index)))
 
 
 def _union_keyword(tool: Tool) -> str | None:
@@ -183,9 +186,8 @@ def _signature(tool: Tool) -> tuple[object, ...]:
     if not isinstance(tool.input_schema, dict):
         return ("digest", ((tool.fusion or {}).get("surface") or {}).get("inputSchemaDigest"))
     root = _root(tool, "inputSchema").schema
-    properties = root.get("properties") if isinstance(root.get("properties"), dict) else {}
-    required = root.get("required") if isinstance(root.get("required"), list) else []
-    return ("schema", frozenset(properties), frozenset(r for r in required if isinstance(r, str)))
+    required = list_at(root, "required")
+    return ("schema", frozenset(object_at(root, "properties")), frozenset(r for r in required if isinstance(r, str)))
 
 
 def _trivial(tool: Tool) -> bool:

@@ -32,8 +32,10 @@ from app.diff.schema_effective import (
     count_relation,
     is_closed,
     is_false,
+    list_at,
     multiple_relation,
     numeric_bound,
+    object_at,
     type_relation,
     type_set,
     value_key,
@@ -190,6 +192,7 @@ class _NotPresentMarker:
     pass
 
 
+_NOT_PRESENT: object
 try:  # deepdiff marks the missing side of an added/removed item with this sentinel
     from deepdiff.helper import notpresent as _NOT_PRESENT
 except ImportError:  # pragma: no cover - older deepdiff
@@ -329,10 +332,9 @@ def _added_changed_removed(cmp: SchemaComparer, pair: Pair, keyword: str) -> Non
 @check("properties", "required", "patternProperties")
 def check_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
-    b_props = b.get("properties") if isinstance(b.get("properties"), dict) else {}
-    a_props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
-    b_req = {n for n in b.get("required", []) if isinstance(n, str)} if isinstance(b.get("required"), list) else set()
-    a_req = {n for n in a.get("required", []) if isinstance(n, str)} if isinstance(a.get("required"), list) else set()
+    b_props, a_props = object_at(b, "properties"), object_at(a, "properties")
+    b_req = {n for n in list_at(b, "required") if isinstance(n, str)}
+    a_req = {n for n in list_at(a, "required") if isinstance(n, str)}
     for name in sorted(b_props.keys() - a_props.keys()):
         node = pair.before.child(b_props[name], "properties", name)
         field, display = _join(pair.field, pair.name, name)
@@ -367,8 +369,7 @@ def check_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         child = cmp.child(pair, b_props[name], a_props[name], ("properties", name), name,
                           name in b_req, name in a_req)
         cmp.walk(child, depth + 1)
-    b_pat = b.get("patternProperties") if isinstance(b.get("patternProperties"), dict) else {}
-    a_pat = a.get("patternProperties") if isinstance(a.get("patternProperties"), dict) else {}
+    b_pat, a_pat = object_at(b, "patternProperties"), object_at(a, "patternProperties")
     for pattern in sorted(b_pat.keys() | a_pat.keys()):
         if pattern in b_pat and pattern in a_pat:
             cmp.walk(cmp.child(pair, b_pat[pattern], a_pat[pattern], ("patternProperties", pattern), f"/{pattern}/"),
@@ -392,7 +393,7 @@ def _refuses_undeclared(after: Node, name: str, old: Node) -> bool:
     the property accepted (calls that send it may now be rejected), as on an open one if it
     does (the argument is accepted and no longer documented)."""
     schema = after.schema
-    patterns = schema.get("patternProperties") if isinstance(schema.get("patternProperties"), dict) else {}
+    patterns = object_at(schema, "patternProperties")
     applies = [after.child(sub, "patternProperties", pattern) for pattern, sub in patterns.items()
                if _matches(pattern, name)]
     if not applies:
@@ -455,8 +456,7 @@ def check_items(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
     if "items" in b or "items" in a:
         cmp.walk(cmp.child(pair, b.get("items", {}), a.get("items", {}), ("items",), "[]"), depth + 1)
-    b_pre = b.get("prefixItems") if isinstance(b.get("prefixItems"), list) else []
-    a_pre = a.get("prefixItems") if isinstance(a.get("prefixItems"), list) else []
+    b_pre, a_pre = list_at(b, "prefixItems"), list_at(a, "prefixItems")
     for index in range(max(len(b_pre), len(a_pre))):
         before = b_pre[index] if index < len(b_pre) else b.get("items", {})
         after = a_pre[index] if index < len(a_pre) else a.get("items", {})

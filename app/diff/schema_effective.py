@@ -113,6 +113,18 @@ def as_object(schema: JSON) -> dict[str, JSON]:
     return schema if isinstance(schema, dict) else {}
 
 
+def object_at(schema: dict[str, JSON], keyword: str) -> dict[str, JSON]:
+    """``schema[keyword]`` when it is an object, else ``{}``."""
+    value = schema.get(keyword)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(schema: dict[str, JSON], keyword: str) -> list[JSON]:
+    """``schema[keyword]`` when it is an array, else ``[]``."""
+    value = schema.get(keyword)
+    return value if isinstance(value, list) else []
+
+
 def _annotation_only(schema: dict[str, JSON], allowed: tuple[str, ...] = ()) -> bool:
     return all(key in ANNOTATION_KEYWORDS or key in allowed for key in schema)
 

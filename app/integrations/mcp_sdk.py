@@ -289,7 +289,7 @@ def _hook_startup(server: MCPServer, governed: Governed) -> None:
     # The SDK's own Client and in-memory transport reach the low-level server the same way.
     lowlevel = getattr(server, "_lowlevel_server", None)
     inner: Callable[[Any], AbstractAsyncContextManager[Any]] | None = getattr(lowlevel, "lifespan", None)
-    if inner is None:
+    if lowlevel is None or inner is None:
         log.warning("this MCP SDK has no server lifespan to hook: call `await governed.report_live()` at start")
         return
 

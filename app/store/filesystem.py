@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from app.ingest.load import surface_from_bytes
 from app.lockfile import SERVER_NAME, check_server_name, utc_now
@@ -45,10 +46,13 @@ STATE_DIR = ".store"
 SUFFIX = ".lock.toml"
 
 
+_V = TypeVar("_V")
+
+
 @dataclass(frozen=True)
-class _Cached:
+class _Cached(Generic[_V]):
     key: tuple[object, ...]
-    value: object
+    value: _V
 
 
 def _stat_key(path: Path) -> tuple[int, int, int] | None:
@@ -65,7 +69,10 @@ class FileStore(LockStore):
         self.state = self.root / STATE_DIR
         self._summarize = summarize
         self._local = threading.local()
-        self._cache: dict[tuple[str, str], _Cached] = {}
+        # Per server, valid while the files' stat key is unchanged.
+        self._current_cache: dict[str, _Cached[StoredLock | CorruptLockfile | None]] = {}
+        self._history_cache: dict[str, _Cached[tuple[VersionRecord, ...]]] = {}
+        self._live_cache: dict[str, _Cached[LiveRecord | None]] = {}
         self._cache_lock = threading.Lock()
 
     # -- paths ---------------------------------------------------------------------
@@ -144,11 +151,11 @@ class FileStore(LockStore):
 
     def current(self, server: str) -> StoredLock | None:
         key = self._current_key(server)
-        cached = self._cache.get(("current", server))
+        cached = self._current_cache.get(server)
         if cached is not None and cached.key == key:
             if isinstance(cached.value, CorruptLockfile):
                 raise cached.value
-            return cached.value  # type: ignore[return-value]
+            return cached.value
         with self.exclusive():
             try:
                 value: StoredLock | CorruptLockfile | None = self._recover(server)
@@ -156,7 +163,7 @@ class FileStore(LockStore):
                 value = exc
             key = self._current_key(server)
         with self._cache_lock:
-            self._cache[("current", server)] = _Cached(key, value)
+            self._current_cache[server] = _Cached(key, value)
         if isinstance(value, CorruptLockfile):
             raise value
         return value
@@ -164,12 +171,12 @@ class FileStore(LockStore):
     def history(self, server: str) -> list[VersionRecord]:
         path = self._audit(server)
         key = (_stat_key(path),)
-        cached = self._cache.get(("history", server))
+        cached = self._history_cache.get(server)
         if cached is not None and cached.key == key:
-            return list(cached.value)  # type: ignore[arg-type]
+            return list(cached.value)
         records = _read_audit(path)
         with self._cache_lock:
-            self._cache[("history", server)] = _Cached(key, tuple(records))
+            self._history_cache[server] = _Cached(key, tuple(records))
         return records
 
     def version(self, server: str, number: int) -> StoredLock:
@@ -187,23 +194,23 @@ class FileStore(LockStore):
     def live(self, server: str) -> LiveRecord | None:
         path = self._live_path(server)
         key = (_stat_key(path),)
-        cached = self._cache.get(("live", server))
+        cached = self._live_cache.get(server)
         if cached is not None and cached.key == key:
-            return cached.value  # type: ignore[return-value]
+            return cached.value
         try:
             record: LiveRecord | None = LiveRecord.from_json(json.loads(path.read_bytes()))
         except FileNotFoundError:
             record = None
         with self._cache_lock:
-            self._cache[("live", server)] = _Cached(key, record)
+            self._live_cache[server] = _Cached(key, record)
         return record
 
     def live_if_cached(self, server: str) -> LiveRecord | None:
         path = self._live_path(server)
-        cached = self._cache.get(("live", server))
+        cached = self._live_cache.get(server)
         if cached is None or cached.value is None or cached.key != (_stat_key(path),):
             return None
-        return cached.value  # type: ignore[return-value]
+        return cached.value
 
     def ready(self) -> bool:
         try:
@@ -225,8 +232,8 @@ class FileStore(LockStore):
             if surface is not None:
                 # What we just wrote needs no re-reading: cache it under the files' new stat.
                 with self._cache_lock:
-                    self._cache[("current", server)] = _Cached(self._current_key(server),
-                                                              StoredLock(record, surface, text))
+                    self._current_cache[server] = _Cached(self._current_key(server),
+                                                          StoredLock(record, surface, text))
 
     def save_live(self, record: LiveRecord) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")

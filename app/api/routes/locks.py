@@ -142,9 +142,10 @@ def _lock_response(request: Request, stored: StoredLock) -> Response:
     return Response(dumps_json(view.model_dump()), media_type="application/json", headers={"ETag": etag})
 
 
-TOML_OR_JSON = {200: {"content": {"application/json": {"schema": LockfileView.model_json_schema()},
-                                  "application/toml": {"schema": {"type": "string"}}},
-                      "description": "JSON by default; the exact stored TOML bytes with Accept: application/toml"}}
+TOML_OR_JSON: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {"schema": LockfileView.model_json_schema()},
+                      "application/toml": {"schema": {"type": "string"}}},
+          "description": "JSON by default; the exact stored TOML bytes with Accept: application/toml"}}
 
 
 @router.get("/lockfiles/{server}", summary="A server's current lock", response_class=Response,

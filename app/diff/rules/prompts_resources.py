@@ -80,19 +80,19 @@ def _compare_prompt(out: Emitter, before: Prompt, after: Prompt) -> None:
                  path=pointer("prompts", name, "arguments", arg), before=None,
                  after="required" if a_args[arg].required else "optional", name=name, argument=arg)
     for arg in sorted(b_args.keys() & a_args.keys()):
-        b, a = b_args[arg], a_args[arg]
+        b_arg, a_arg = b_args[arg], a_args[arg]
         at = pointer("prompts", name, "arguments", arg)
         field = f"prompts.{name}.arguments.{arg}"
-        if bool(b.required) != bool(a.required):
-            rule_id = "prompt.argument.required.added" if a.required else "prompt.argument.required.removed"
+        if bool(b_arg.required) != bool(a_arg.required):
+            rule_id = "prompt.argument.required.added" if a_arg.required else "prompt.argument.required.removed"
             out.emit(rule_id, NO_TOOL, field=field, path=at + "/required",
-                     before="required" if b.required else "optional", after="required" if a.required else "optional",
-                     name=name, argument=arg)
-        if b.description != a.description:
+                     before="required" if b_arg.required else "optional",
+                     after="required" if a_arg.required else "optional", name=name, argument=arg)
+        if b_arg.description != a_arg.description:
             out.emit("prompt.description.changed", NO_TOOL, field=field + ".description", path=at + "/description",
-                     before=optional_label(b.description), after=optional_label(a.description), name=name,
+                     before=optional_label(b_arg.description), after=optional_label(a_arg.description), name=name,
                      what=f'description of argument "{arg}"')
-        _extra(out, "prompt.unclassified", field, at, b.extra, a.extra, name=name)
+        _extra(out, "prompt.unclassified", field, at, b_arg.extra, a_arg.extra, name=name)
     _extra(out, "prompt.unclassified", f"prompts.{name}", pointer("prompts", name), before.extra, after.extra,
            name=name)
 

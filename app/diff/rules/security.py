@@ -414,9 +414,9 @@ class CueFinder:
                     hits.append((match.start(), name))
                     break
         for pattern, name in self.odd_names:
-            match = pattern.search(normal) if name not in own else None
-            if match:
-                hits.append((match.start(), name))
+            odd = pattern.search(normal) if name not in own else None
+            if odd:
+                hits.append((odd.start(), name))
         if not hits:
             return None
         start, name = min(hits)
@@ -495,11 +495,11 @@ def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text]
         out.emit("security.hidden-unicode", target.scope, field=text.field, path=target.base + text.at,
                  before=_excerpt(old, min(focus, len(old))) if old is not None else None,
                  after=_excerpt(text.value, focus), chars=_chars_label(introduced), subject=target.subject)
-    introduced = _first_cues(finder, fresh, own)
-    if not introduced:
+    cues = _first_cues(finder, fresh, own)
+    if not cues:
         return
     known_cues = finder.classes(sorted(before_values), own)
-    for cue_id, (text, cue) in sorted(introduced.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
+    for cue_id, (text, cue) in sorted(cues.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
         if cue_id in known_cues:
             continue
         out.emit("security.instruction-cue", target.scope, field=text.field, path=target.base + text.at,
