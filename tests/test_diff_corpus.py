@@ -46,15 +46,27 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
     # structuredContent) and the prompt resource_prompt
     ("everything", "0.6.2", "2025.7.29"): {("tool.added", S): 6, ("prompt.added", S): 1},
     ("everything", "2025.7.29", "2025.9.12"): {("tool.removed", B): 1},  # startElicitation
-    # add -> get-sum, annotatedMessage -> get-annotated-message, getResourceLinks -> get-resource-links,
-    # longRunningOperation -> trigger-long-running-operation keep equal input schemas: renames, each with
-    # a new title and description (as echo has). getTinyImage/printEnv/getResourceReference/
-    # structuredContent/sampleLLM changed their schema too (or are gone): removed, and 7 tools are new.
-    # Prompts were renamed (snake_case -> kebab-case): no prompt rename rule, so removed and added.
+    # Renames (RULES.md tool.renamed / prompt.renamed): add -> get-sum keeps its input contract;
+    # annotatedMessage, getResourceLinks, longRunningOperation (a "trigger" prefix), getTinyImage and
+    # printEnv (both "additionalProperties: false" dropped; "print" -> "get"), getResourceReference and
+    # structuredContent (arguments changed) keep their names apart from casing, separators and a leading
+    # verb: 8 renames, each with a new title (as echo has) and 7 new descriptions. sampleLLM is gone
+    # (nothing like it is new); gzip-file-as-resource and the two toggles are new.
+    # get-env / get-tiny-image reopen their roots; get-resource-reference drops resourceId's bounds and
+    # requirement, gains a default 1 and an optional resourceType; get-structured-content's location
+    # becomes an enum and loses minLength 1; two argument descriptions changed.
+    # Prompts: simple_prompt -> simple-prompt, resource_prompt -> resource-prompt (with a new required
+    # resourceType); complex_prompt is gone, args-prompt and completable-prompt are new; 2 titles, a
+    # description and an argument description changed. The 100 static resources are gone, 7 documents new.
     ("everything", "2025.9.12", "2026.1.14"): {
-        ("tool.renamed", B): 4, ("tool.removed", B): 5, ("tool.added", S): 7,
-        ("tool.title.changed", C): 5, ("tool.description.changed", C): 5,
-        ("prompt.removed", B): 3, ("prompt.added", S): 4, ("resource.removed", B): 100, ("resource.added", S): 7,
+        ("tool.renamed", B): 8, ("tool.removed", B): 1, ("tool.added", S): 3,
+        ("tool.title.changed", C): 9, ("tool.description.changed", C): 7,
+        ("input.additional-properties.opened", S): 2, ("input.bound.relaxed", S): 3, ("input.default.changed", R): 1,
+        ("input.description.changed", C): 2, ("input.enum.added", B): 1, ("input.property.added", S): 1,
+        ("input.required.removed", S): 1,
+        ("prompt.renamed", B): 2, ("prompt.removed", B): 1, ("prompt.added", S): 2,
+        ("prompt.argument.added-required", B): 1, ("prompt.description.changed", C): 4,
+        ("resource.removed", B): 100, ("resource.added", S): 7,
     },
     # annotations on all 12 tools (9 claim read-only, none destructive, 10 idempotent, 11 closed-world),
     # 8 input roots reopened, one argument description dropped from args-prompt
@@ -223,9 +235,27 @@ def test_everything_renames_keep_their_old_names():
     renames = {(d.before, d.after) for d in found if d.rule == "tool.renamed"}
     assert renames == {("add", "get-sum"), ("annotatedMessage", "get-annotated-message"),
                        ("getResourceLinks", "get-resource-links"),
-                       ("longRunningOperation", "trigger-long-running-operation")}
-    # getTinyImage -> get-tiny-image reopened its (argument-less) root: not equal, so not a rename
-    assert find(found, "tool.removed", "getTinyImage") and find(found, "tool.added", "get-tiny-image")
+                       ("longRunningOperation", "trigger-long-running-operation"),
+                       ("getTinyImage", "get-tiny-image"), ("printEnv", "get-env"),
+                       ("getResourceReference", "get-resource-reference"),
+                       ("structuredContent", "get-structured-content")}
+    # nothing new is like sampleLLM: removed, and the three new tools stay new
+    assert find(found, "tool.removed", "sampleLLM")
+    assert sorted(d.tool for d in found if d.rule == "tool.added") == [
+        "gzip-file-as-resource", "toggle-simulated-logging", "toggle-subscriber-updates"]
+    # a renamed tool is compared in full at its new name: getTinyImage reopened its root
+    (opened,) = find(found, "input.additional-properties.opened", "get-tiny-image")
+    assert opened.severity.value == "SAFE"
+    prompts = {(d.before, d.after) for d in found if d.rule == "prompt.renamed"}
+    assert prompts == {("simple_prompt", "simple-prompt"), ("resource_prompt", "resource-prompt")}
+
+
+def test_everything_renames_carry_a_confidence_and_the_new_name_as_the_fix():
+    found = deltas("everything", "2025.9.12", "2026.1.14")
+    (tiny,) = find(found, "tool.renamed", "get-tiny-image")
+    assert "confidence 1.00" in tiny.description and tiny.hint == 'Call "get-tiny-image" instead of "getTinyImage".'
+    (summed,) = find(found, "tool.renamed", "get-sum")  # names unalike: the equal contract decides
+    assert "same contract" in summed.description and "confidence 0.80" in summed.description
 
 
 def test_going_back_flips_the_grades():

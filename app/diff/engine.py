@@ -6,14 +6,14 @@ the tool. Deltas come out in the order RULES.md fixes (severity, tool, action, p
 
 from __future__ import annotations
 
-import re
-from difflib import SequenceMatcher
+from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from app.diff import rules as _rules  # noqa: F401  (registers every rule family)
 from app.diff.describe import schema_summary
 from app.diff.emitter import Emitter, Scope
 from app.diff.model import Delta, DiffResult, ToolChanges
+from app.diff.renames import Item, Rename, match
 from app.diff.rules.annotations_surface import (
     compare_actions,
     compare_tool_surface,
@@ -28,6 +28,7 @@ from app.diff.rules.prompts_resources import compare_prompts, compare_resources
 from app.diff.rules.security import compare_prompt_security, compare_tool_security, new_tool_security
 from app.diff.schema_compare import COSMETIC_KINDS, SchemaComparer
 from app.diff.schema_effective import Node, list_at, make_node, object_at, resolve
+from app.jsonio import canonical_json
 from app.model import Action, Surface, Tool
 from app.schemas import pointer
 
@@ -49,12 +50,12 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
     added = sorted(after.tools.keys() - before.tools.keys())
     tool_names = frozenset(after.tools)
     renames = detect_renames([before.tools[n] for n in removed], [after.tools[n] for n in added])
-    renamed_old = {old for old, _ in renames}
-    renamed_new = {new for _, new in renames}
-    for old, new in renames:
-        emit_renamed(out, before.tools[old], after.tools[new])
+    renamed_old = {rename.old for rename in renames}
+    renamed_new = {rename.new for rename in renames}
+    for rename in renames:
+        emit_renamed(out, before.tools[rename.old], after.tools[rename.new], rename)
         # the rest of the contract may have changed with the name: compare it like any tool
-        compare_tool(out, before.tools[old], after.tools[new], tool_names)
+        compare_tool(out, before.tools[rename.old], after.tools[rename.new], tool_names)
     for name in removed:
         if name not in renamed_old:
             emit_removed(out, before.tools[name])
@@ -70,9 +71,9 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
         changed.append(name)
         compare_tool(out, before.tools[name], after.tools[name], tool_names)
 
-    compare_prompts(out, before.prompts, after.prompts)
+    renamed_prompts = compare_prompts(out, before.prompts, after.prompts)
     for name, prompt in sorted(after.prompts.items()):
-        previous = before.prompts.get(name)
+        previous = before.prompts.get(renamed_prompts.get(name, name))
         if previous is None or previous.digest != prompt.digest:
             compare_prompt_security(out, previous, prompt, tool_names)
     compare_resources(out, before.resources, after.resources, "resources")
@@ -161,12 +162,6 @@ def compare_output(out: Emitter, before: Tool, after: Tool) -> None:
 
 # --- renames --------------------------------------------------------------------------
 
-_NON_ALNUM = re.compile(r"[^a-z0-9]")
-
-
-def _name_likeness(a: str, b: str) -> float:
-    return SequenceMatcher(None, _NON_ALNUM.sub("", a.lower()), _NON_ALNUM.sub("", b.lower())).ratio()
-
 
 def _same_input(before: Tool, after: Tool) -> bool:
     """Equal input contracts: the schema walk finds nothing beyond wording."""
@@ -179,65 +174,34 @@ def _same_input(before: Tool, after: Tool) -> bool:
     return all(kind in COSMETIC_KINDS for kind, _ in kinds)
 
 
-def _signature(tool: Tool) -> tuple[object, ...]:
-    """What two tools with equal input contracts must share: the argument names and the
-    required ones at the root (the walk reports any difference there). Only tools with
-    equal signatures are compared in full."""
+def rename_item(tool: Tool) -> Item:
+    """A tool as the rename matcher sees it: its name, and its input contract as features
+    (argument names, their declared types, which are required, the actions of a grouped
+    tool). The shape - argument names and required ones - pairs tools with unrelated names
+    only when it is informative: a tool that takes no arguments has none."""
     if not isinstance(tool.input_schema, dict):
-        return ("digest", ((tool.fusion or {}).get("surface") or {}).get("inputSchemaDigest"))
+        digest = ((tool.fusion or {}).get("surface") or {}).get("inputSchemaDigest")
+        features: frozenset[Hashable] = frozenset({("digest", digest)} if digest else ())
+        actions = frozenset(("action", name) for name in tool.actions)
+        return Item(tool.name, tool.name, features | actions, ("digest", digest) if digest else None)
     root = _root(tool, "inputSchema").schema
-    required = list_at(root, "required")
-    return ("schema", frozenset(object_at(root, "properties")), frozenset(r for r in required if isinstance(r, str)))
+    properties = object_at(root, "properties")
+    required = frozenset(r for r in list_at(root, "required") if isinstance(r, str))
+    found: set[Hashable] = {("action", name) for name in tool.actions}
+    for name, schema in properties.items():
+        found.add(("argument", name))
+        if isinstance(schema, dict) and "type" in schema:
+            found.add(("type", name, canonical_json(schema["type"])))
+    found.update(("required", name) for name in required)
+    shape = ("schema", frozenset(properties), required, frozenset(tool.actions))
+    trivial = not properties and not tool.actions and not any(
+        k in root for k in ("anyOf", "oneOf", "allOf", "patternProperties", "additionalProperties"))
+    return Item(tool.name, tool.name, frozenset(found), None if trivial else shape)
 
 
-def _trivial(tool: Tool) -> bool:
-    schema = tool.input_schema
-    return isinstance(schema, dict) and not schema.get("properties") and not any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "patternProperties", "additionalProperties"))
-
-
-TRIVIAL_LIKENESS = 0.5
-"""How alike two names must be to pair tools that take no arguments (any two such tools
-have equal input schemas)."""
-AMBIGUOUS_LIKENESS = 0.75
-"""How alike two names must be when several removed or added tools share one input
-schema: the schema alone does not say which became which."""
-
-
-def detect_renames(removed: list[Tool], added: list[Tool]) -> list[tuple[str, str]]:
-    """Pairs (old, new) of a removed and an added tool with equal input schemas, one to one.
-
-    RULES.md: a removed and an added tool with equal input schemas are one renamed tool.
-    When the schema singles out the pair (no other removed or added tool shares it), that
-    is all it takes. When it does not - tools that take no arguments, or several tools
-    sharing a shape such as ``{repo_path}`` - a pair is only a rename if the names look
-    alike too (most alike first); otherwise the tools are reported removed and added."""
-    by_signature: dict[tuple[object, ...], list[Tool]] = {}
-    for tool in added:
-        by_signature.setdefault(_signature(tool), []).append(tool)
-    equal: list[tuple[Tool, Tool]] = [
-        (old, new) for old in removed for new in by_signature.get(_signature(old), []) if _same_input(old, new)
-    ]
-    olds: dict[str, int] = {}
-    news: dict[str, int] = {}
-    for old, new in equal:
-        olds[old.name] = olds.get(old.name, 0) + 1
-        news[new.name] = news.get(new.name, 0) + 1
-    candidates: list[tuple[float, str, str]] = []
-    for old, new in equal:
-        likeness = _name_likeness(old.name, new.name)
-        if _trivial(old) and _trivial(new):
-            if likeness < TRIVIAL_LIKENESS:
-                continue
-        elif (olds[old.name] > 1 or news[new.name] > 1) and likeness < AMBIGUOUS_LIKENESS:
-            continue
-        candidates.append((likeness, old.name, new.name))
-    pairs: list[tuple[str, str]] = []
-    used_old: set[str] = set()
-    used_new: set[str] = set()
-    for _, old_name, new_name in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
-        if old_name not in used_old and new_name not in used_new:
-            pairs.append((old_name, new_name))
-            used_old.add(old_name)
-            used_new.add(new_name)
-    return pairs
+def detect_renames(removed: list[Tool], added: list[Tool]) -> list[Rename]:
+    """Renamed tools among the removed and added ones (:mod:`app.diff.renames`): by their
+    normalised names and input contracts, one to one, each with a confidence."""
+    by_name = {tool.name: tool for tool in (*removed, *added)}
+    return match([rename_item(tool) for tool in removed], [rename_item(tool) for tool in added],
+                 lambda old, new: _same_input(by_name[old], by_name[new]))

@@ -50,13 +50,17 @@ def testcase(classname: str, name: str, deltas: list[Delta], ignored: list[Ignor
 
 def testcases(result: DiffResult, gate: Severity | None) -> list[ET.Element]:
     classname = visible(result.server or UNNAMED)
+    deltas: dict[str | None, list[Delta]] = {}
+    for delta in result.deltas:
+        deltas.setdefault(delta.tool, []).append(delta)
+    ignored: dict[str | None, list[IgnoredDelta]] = {}
+    for item in result.ignored:
+        ignored.setdefault(item.delta.tool, []).append(item)
     names: list[str | None] = [*all_tools(result)]
-    if any(d.tool is None for d in result.deltas) or any(i.delta.tool is None for i in result.ignored):
+    if None in deltas or None in ignored:
         names.append(None)
     return [
-        testcase(classname, NO_TOOL_CASE if name is None else name,
-                 [d for d in result.deltas if d.tool == name],
-                 [i for i in result.ignored if i.delta.tool == name], gate)
+        testcase(classname, NO_TOOL_CASE if name is None else name, deltas.get(name, []), ignored.get(name, []), gate)
         for name in names
     ]
 

@@ -12,6 +12,7 @@ from typing import Any
 from app.diff.describe import optional_label
 from app.diff.emitter import Emitter, Scope
 from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
+from app.diff.renames import Rename
 from app.jsonio import canonical_json
 from app.model import Tool
 
@@ -20,9 +21,10 @@ C, D = "tool", "surface"
 rule("tool.removed", BREAKING, C, D, 'Tool "{tool}" was removed', 'Do not call "{tool}": it no longer exists.',
      summary="A tool is gone.")
 rule("tool.added", SAFE, C, D, 'New tool "{tool}"', summary="A new tool.")
-rule("tool.renamed", BREAKING, C, D, 'Tool "{before}" was renamed to "{after}"',
+rule("tool.renamed", BREAKING, C, D, 'Tool "{before}" was renamed to "{after}" ({evidence}; confidence {confidence})',
      'Call "{after}" instead of "{before}".',
-     summary="A removed and an added tool have equal input schemas (reported once, instead of removed+added).")
+     summary="A removed and an added tool are one tool renamed: alike normalised names and input contracts "
+             "(reported once, with a confidence, instead of removed+added).")
 rule("tool.title.changed", COSMETIC, C, D, 'The title of tool "{tool}" changed', summary="title or annotations.title")
 rule("tool.description.changed", COSMETIC, C, D, 'The description of tool "{tool}" changed',
      summary="The tool description changed.")
@@ -229,6 +231,6 @@ def emit_added(out: Emitter, tool: Tool) -> None:
     out.emit("tool.added", Scope(tool.name), field="tool", path=_pointer(tool.name), before=None, after=tool.name)
 
 
-def emit_renamed(out: Emitter, before: Tool, after: Tool) -> None:
+def emit_renamed(out: Emitter, before: Tool, after: Tool, rename: Rename) -> None:
     out.emit("tool.renamed", Scope(after.name), field="tool", path=_pointer(after.name), before=before.name,
-             after=after.name)
+             after=after.name, evidence=rename.evidence, confidence=f"{rename.confidence:.2f}")

@@ -29,17 +29,17 @@ action (``actions.create.input.note.description``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from app.diff.emitter import Emitter, Scope
 from app.diff.registry import BREAKING, RISKY, rule
+from app.diff.textscan import NameIndex, normalise, notice_spans
 from app.jsontypes import JSON
 from app.model import Prompt, Tool
 from app.schemas import pointer, subschemas
-from app.text import HIDDEN_RANGES, clip, codepoint_label, is_invisible, reveal
+from app.text import HIDDEN_RANGES, clip, codepoint_label, reveal
 
 C, D = "security", "surface"
 
@@ -247,24 +247,6 @@ def _excerpt(text: str, focus: int = 0) -> str:
 
 # --- cues -----------------------------------------------------------------------------
 
-_SPACES = frozenset("\t\n\r\x0b\x0c\x85\u2028\u2029")
-_QUOTES = {0x2018: "'", 0x2019: "'", 0x02BC: "'", 0x2032: "'"}
-_ASCII_STRIP = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_WHITESPACE = re.compile(r"\s+")
-
-
-def normalise(text: str) -> str:
-    """The form cues are matched on (case-insensitively): invisible characters removed (a
-    zero-width space inside a word must not hide it), NFKC, whitespace collapsed to one
-    space. Case is kept so that snippets show URLs and paths as written."""
-    if text.isascii():
-        flat = _ASCII_STRIP.sub("", text)
-    else:
-        flat = "".join(" " if ch in _SPACES else "" if is_invisible(ch) else ch for ch in text)
-        flat = unicodedata.normalize("NFKC", flat).translate(_QUOTES)
-    return _WHITESPACE.sub(" ", flat)
-
-
 NOT = r"(?:do not|don't|dont|never|must not|should not)"
 WHO = r"(?:the |your )?(?:user|human|operator)"
 
@@ -341,7 +323,6 @@ _COMPILED = {cue: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECA
              for cue, patterns in CUE_PATTERNS.items()}
 """One alternation per class: its leftmost match, ties to the earlier pattern, is what the
 earliest of the separate patterns would find, in one scan instead of several."""
-_IDENTIFIER = re.compile(r"[\w.\-]+")
 
 
 def _identifier_like(name: str) -> bool:
@@ -367,20 +348,12 @@ def _context(normal: str, start: int) -> str:
 
 class CueFinder:
     """Finds cue classes in texts; ``tools`` are the names a text may refer to (a text
-    never "refers" to its own tool: :meth:`find` takes the names to leave out)."""
+    never "refers" to its own tool: :meth:`find` takes the names to leave out). Only
+    identifier-like names count, and a name inside a deprecation notice ("DEPRECATED: use
+    read_text_file") is the notice's replacement, not a reference (RULES.md)."""
 
     def __init__(self, tools: Iterable[str]) -> None:
-        self.names: dict[str, str] = {}
-        self.odd_names: list[tuple[re.Pattern[str], str]] = []
-        for name in sorted(tools):
-            if not name or not _identifier_like(name):
-                continue
-            folded = normalise(name).casefold()
-            if _IDENTIFIER.fullmatch(folded):
-                self.names.setdefault(folded, name)
-            else:
-                boundary = re.compile(r"(?<![\w.\-])" + re.escape(folded) + r"(?![\w\-]|\.\w)", re.IGNORECASE)
-                self.odd_names.append((boundary, name))
+        self.index = NameIndex(name for name in tools if name and _identifier_like(name))
 
     def find(self, text: str, own: frozenset[str] = frozenset()) -> dict[str, Cue]:
         """The first match of each cue class in one text; ``own`` names are no reference."""
@@ -406,20 +379,12 @@ class CueFinder:
         return found
 
     def _tool_reference(self, normal: str, own: frozenset[str]) -> Cue | None:
-        hits: list[tuple[int, str]] = []
-        if self.names:
-            for match in _IDENTIFIER.finditer(normal):
-                name = self.names.get(match.group(0).rstrip(".").casefold())
-                if name is not None and name not in own:
-                    hits.append((match.start(), name))
-                    break
-        for pattern, name in self.odd_names:
-            odd = pattern.search(normal) if name not in own else None
-            if odd:
-                hits.append((odd.start(), name))
-        if not hits:
+        if not self.index:
             return None
-        start, name = min(hits)
+        hit = self.index.first(normal, own, skip=notice_spans(normal))
+        if hit is None:
+            return None
+        start, name = hit
         return Cue("tool-reference", clip(name, SNIPPET), _context(normal, start))
 
 

@@ -1,0 +1,131 @@
+"""ContractDiff's work grows about linearly with the number of tools (issue 9 item 2: 4,000
+tools whose names contain spaces took ~50 s, quadratic in rename matching and in finding
+tool references in texts).
+
+The work is counted, not timed: every Python and C function call the diff makes (a
+``sys.setprofile`` hook), at n and at 4n tools of the same shape. Linear work gives a ratio
+near 4, quadratic work near 16. A second check compares CPU times measured in this test
+(the best of three, never an absolute number), with a bound far above linear and far below
+quadratic.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from app import load_surface
+from app.diff import diff
+from app.jsontypes import JSON
+from app.model import Surface
+
+SMALL, LARGE = 100, 400
+LINEAR = LARGE / SMALL
+"""4: the ratio linear work gives; quadratic work gives 16."""
+
+
+def _tool(name: str, description: str) -> dict[str, JSON]:
+    return {"name": name, "description": description,
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "string", "description": "X"}}}}
+
+
+def all_renamed(n: int) -> tuple[JSON, JSON]:
+    """Every tool removed and another added, all sharing one input schema, names with spaces."""
+    return ({"tools": [_tool(f"old Tool {i}", f"Does thing {i}.") for i in range(n)]},
+            {"tools": [_tool(f"new Tool {i}", f"Does thing {i}.") for i in range(n)]})
+
+
+def texts_changed(n: int) -> tuple[JSON, JSON]:
+    """Every description rewritten to mention another tool (names with spaces and inner capitals)."""
+    return ({"tools": [_tool(f"get Tool {i}", f"Does thing {i}.") for i in range(n)]},
+            {"tools": [_tool(f"get Tool {i}", f"Does thing {i}; then call get Tool {(i + 1) % n}.")
+                       for i in range(n)]})
+
+
+def identifiers_renamed(n: int) -> tuple[JSON, JSON]:
+    """snake_case names become kebab-case, arguments differ per tool; prompts and resources move too."""
+    def surface(sep: str, scheme: str) -> JSON:
+        return {
+            "tools": [{"name": f"fetch{sep}item{sep}{i}", "description": f"Use fetch{sep}item{sep}{(i + 1) % n}.",
+                       "inputSchema": {"type": "object", "properties": {f"arg{i}": {"type": "string"}}}}
+                      for i in range(n)],
+            "prompts": [{"name": f"prompt{sep}{i}", "arguments": [{"name": "a"}]} for i in range(n)],
+            "resources": [{"uri": f"{scheme}://r/{i}", "name": f"Resource {i}", "mimeType": "text/plain"}
+                          for i in range(n)],
+        }
+    return surface("_", "test"), surface("-", "demo")
+
+
+SHAPES: dict[str, Callable[[int], tuple[JSON, JSON]]] = {
+    "all renamed, names with spaces": all_renamed,
+    "descriptions reference other tools": texts_changed,
+    "identifiers, prompts and resources renamed": identifiers_renamed,
+}
+
+
+def _pair(shape: Callable[[int], tuple[JSON, JSON]], n: int) -> tuple[Surface, Surface]:
+    before, after = shape(n)
+    return load_surface(before), load_surface(after)
+
+
+def calls(shape: Callable[[int], tuple[JSON, JSON]], n: int) -> int:
+    """Function calls (Python and C) one diff makes, digests included."""
+    before, after = _pair(shape, n)
+    count = 0
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(hook)
+    try:
+        diff(before, after)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def cpu_seconds(shape: Callable[[int], tuple[JSON, JSON]], n: int) -> float:
+    best = float("inf")
+    for _ in range(3):
+        before, after = _pair(shape, n)
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            diff(before, after)
+            best = min(best, time.process_time() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_diff_calls_grow_linearly_with_the_tools(name):
+    shape = SHAPES[name]
+    ratio = calls(shape, LARGE) / calls(shape, SMALL)
+    assert ratio < LINEAR * 1.5, f"{name}: {ratio:.1f}x the calls for {LINEAR:.0f}x the tools"
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_diff_time_grows_far_less_than_quadratically(name):
+    shape = SHAPES[name]
+    cpu_seconds(shape, SMALL)  # warm up: imports, regex compilation
+    ratio = cpu_seconds(shape, LARGE) / cpu_seconds(shape, SMALL)
+    assert ratio < LINEAR * 2.5, f"{name}: {ratio:.1f}x the CPU time for {LINEAR:.0f}x the tools"
+
+
+def test_the_shapes_really_rename_and_reference():
+    """The shapes exercise what they are named for (else the ratios would prove nothing)."""
+    result = diff(*_pair(identifiers_renamed, 20))
+    rules = {d.rule for d in result.deltas}
+    assert {"tool.renamed", "prompt.renamed", "resource.renamed"} <= rules
+    result = diff(*_pair(texts_changed, 20))
+    assert any(d.rule == "security.instruction-cue" for d in result.deltas)
+    result = diff(*_pair(all_renamed, 20))
+    assert {d.rule for d in result.deltas} >= {"tool.removed", "tool.added"}
