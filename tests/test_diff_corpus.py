@@ -68,30 +68,30 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
         ("prompt.argument.added-required", B): 1, ("prompt.description.changed", C): 4,
         ("resource.removed", B): 100, ("resource.added", S): 7,
     },
-    # annotations on all 12 tools (9 claim read-only, none destructive, 10 idempotent, 11 closed-world),
-    # 8 input roots reopened, one argument description dropped from args-prompt
+    # annotations declared for the first time on all 12 tools (9 claim read-only, none destructive, 10
+    # idempotent, 11 closed-world): one tool.annotation.declared each, RISKY as every one claims to be
+    # non-destructive; 8 input roots reopened, one argument description dropped from args-prompt
     ("everything", "2026.1.14", "2026.8.31"): {
-        ("tool.added", S): 1, ("tool.annotation.read-only.gained", R): 9, ("tool.annotation.destructive.lost", R): 12,
-        ("tool.annotation.idempotent.changed", R): 10, ("tool.annotation.open-world.narrowed", S): 11,
+        ("tool.added", S): 1, ("tool.annotation.declared", R): 12,
         ("input.additional-properties.opened", S): 8, ("prompt.description.changed", C): 1,
     },
     ("filesystem", "0.5.1", "2025.3.28"): {("tool.added", S): 2, ("input.property.added", S): 1},
     ("filesystem", "2025.3.28", "2025.7.29"): {
         ("tool.added", S): 3, ("input.property.added", S): 2, ("tool.description.changed", C): 2},
-    # every tool gains a title and an output schema; 10 claim read-only; create_directory and move_file
-    # claim not destructive, create_directory and write_file idempotent; list_allowed_directories closes
-    # its root ($schema added beside it); read_multiple_files.paths gains minItems 1 and a description
+    # every tool gains a title and an output schema; first annotations: 10 claim read-only, create_directory
+    # and move_file claim not destructive, create_directory and write_file idempotent (13 tools; edit_file
+    # declares only the defaults); list_allowed_directories closes its root ($schema added beside it);
+    # read_multiple_files.paths gains minItems 1 and a description
     ("filesystem", "2025.7.29", "2025.11.25"): {
-        ("output.schema.added", S): 14, ("tool.title.changed", C): 14, ("tool.annotation.read-only.gained", R): 10,
-        ("tool.annotation.destructive.lost", R): 2, ("tool.annotation.idempotent.changed", R): 2,
+        ("output.schema.added", S): 14, ("tool.title.changed", C): 14, ("tool.annotation.declared", R): 13,
         ("input.additional-properties.closed", R): 1, ("input.bound.tightened", B): 1,
         ("input.property.added", S): 1, ("input.description.changed", C): 2, ("tool.description.changed", C): 2,
     },
-    # 14 roots and edit_file's edits[] reopened, openWorldHint false everywhere, taskSupport "forbidden"
+    # 14 roots and edit_file's edits[] reopened, openWorldHint false declared everywhere (SAFE), taskSupport "forbidden"
     # spelled out (the default: nothing), move_file now destructive, read_media_file's result items
     # become an anyOf of the old shape (without "blob") and a new resource shape
     ("filesystem", "2025.11.25", "2026.8.31"): {
-        ("input.additional-properties.opened", S): 15, ("tool.annotation.open-world.narrowed", S): 14,
+        ("input.additional-properties.opened", S): 15, ("tool.annotation.declared", S): 14,
         ("tool.annotation.destructive.gained", B): 1, ("output.enum.value-removed", S): 1,
         ("output.unclassified", R): 1, ("tool.description.changed", C): 1,
     },
@@ -103,11 +103,10 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
     },
     ("git", "0.4.0", "2025.7.1"): {("tool.added", S): 6, ("input.property.added", S): 2},
     ("git", "2025.7.1", "2025.9.25"): {("tool.removed", B): 1, ("input.property.added", S): 2},
-    # annotations on all 12 tools, git_add.files minItems 1, every pydantic title renamed
+    # first annotations on all 12 tools (7 read-only, 11 non-destructive, 9 idempotent, 12 closed-world),
+    # git_add.files minItems 1, every pydantic title renamed
     ("git", "2025.9.25", "2026.10.19"): {
-        ("input.bound.tightened", B): 1, ("input.description.changed", C): 12,
-        ("tool.annotation.read-only.gained", R): 7, ("tool.annotation.destructive.lost", R): 11,
-        ("tool.annotation.idempotent.changed", R): 9, ("tool.annotation.open-world.narrowed", S): 12,
+        ("input.bound.tightened", B): 1, ("input.description.changed", C): 12, ("tool.annotation.declared", R): 12,
         ("tool.description.changed", C): 1,
     },
     # 8 new tools; 9 argument descriptions dropped (create_issue x7, push_files.files[] x2)
@@ -122,14 +121,13 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
     ("memory", "2025.11.25", "2026.1.26"): {("input.additional-properties.opened", S): 1},  # read_graph
     ("memory", "2026.1.26", "2026.8.31"): {
         ("input.additional-properties.opened", S): 13, ("resource.added", S): 1,
-        ("tool.annotation.destructive.lost", R): 6, ("tool.annotation.idempotent.changed", R): 6,
-        ("tool.annotation.open-world.narrowed", S): 9, ("tool.annotation.read-only.gained", R): 3,
+        ("tool.annotation.declared", R): 9,  # first annotations: 3 read-only, 6 non-destructive, 9 closed-world
     },
     ("puppeteer", "0.6.2", "2025.5.12"): {("input.property.added", S): 3, ("input.description.changed", C): 1},
     ("time", "0.5.1", "2026.1.26"): {},  # same tools/list
+    # both tools declare themselves read-only, non-destructive, idempotent and closed-world for the first time
     ("time", "2026.1.26", "2026.6.4"): {
-        ("tool.annotation.read-only.gained", R): 2, ("tool.annotation.destructive.lost", R): 2,
-        ("tool.annotation.idempotent.changed", R): 2, ("tool.annotation.open-world.narrowed", S): 2,
+        ("tool.annotation.declared", R): 2,
         ("tool.description.changed", C): 1,
     },
     # output schemas with $ref/$defs appear; the inputs only gain pydantic titles
@@ -162,12 +160,18 @@ def test_filesystem_2025_7_29_to_2025_11_25():
     assert (min_items.severity.value, min_items.path, min_items.after) == (
         "BREAKING", "/tools/read_multiple_files/inputSchema/properties/paths/minItems", "at least 1 item")
     assert len(find(found, "output.schema.added", "read_text_file", "output")) == 1
-    (read_only,) = find(found, "tool.annotation.read-only.gained", "list_directory")
-    assert read_only.severity.value == "RISKY"
+    # first annotations: one delta per tool, worded as a declaration, never "no longer claims"
+    (read_only,) = find(found, "tool.annotation.declared", "list_directory")
+    assert (read_only.severity.value, read_only.description, read_only.before) == (
+        "RISKY", 'Tool "list_directory" now declares itself read-only', "undeclared, spec default not read-only")
+    (create,) = find(found, "tool.annotation.declared", "create_directory")
+    assert create.description == 'Tool "create_directory" now declares itself non-destructive and idempotent'
     (closed,) = find(found, "input.additional-properties.closed", "list_allowed_directories", "input")
     assert (closed.severity.value, closed.path) == (
         "RISKY", "/tools/list_allowed_directories/inputSchema/additionalProperties")
-    assert {d.tool for d in found if d.rule == "tool.annotation.destructive.lost"} == {"create_directory", "move_file"}
+    assert {d.tool for d in found if d.rule == "tool.annotation.declared" and "non-destructive" in d.after} == {
+        "create_directory", "move_file"}
+    assert not [d for d in found if d.rule.startswith("tool.annotation.") and d.rule != "tool.annotation.declared"]
 
 
 def test_filesystem_2025_11_25_to_2026_8_31():

@@ -79,8 +79,7 @@ def test_a_renamed_tool_is_compared_for_everything_else():
     after = tool("get-sum", ARGS, annotations={"readOnlyHint": True}, outputSchema={"type": "object"})
     assert run(tools(tool("add", ARGS)), tools(after)) == [
         ("tool.renamed", "BREAKING", "get-sum", None, "tool", "/tools/get-sum"),
-        ("tool.annotation.read-only.gained", "RISKY", "get-sum", None, "annotations.readOnlyHint",
-         "/tools/get-sum/annotations/readOnlyHint"),
+        ("tool.annotation.declared", "RISKY", "get-sum", None, "annotations", "/tools/get-sum/annotations"),
         ("output.schema.added", "SAFE", "get-sum", None, "output", "/tools/get-sum/outputSchema"),
     ]
 
@@ -152,19 +151,23 @@ def test_explicit_default_task_support_is_no_change():
 # -- annotations (missing hints take the spec defaults) ---------------------------------------------
 
 ANNOTATIONS = [
-    # (before annotations, after annotations, rule, severity, hint)
+    # (before annotations, after annotations, rule, severity, hint): hints declared on both sides,
+    # or dropped (back to the spec default)
     ({"readOnlyHint": True}, {"readOnlyHint": False}, "tool.annotation.read-only.lost", "BREAKING", "readOnlyHint"),
     ({"readOnlyHint": True}, {}, "tool.annotation.read-only.lost", "BREAKING", "readOnlyHint"),
-    (None, {"readOnlyHint": True}, "tool.annotation.read-only.gained", "RISKY", "readOnlyHint"),
+    ({"readOnlyHint": False}, {"readOnlyHint": True}, "tool.annotation.read-only.gained", "RISKY", "readOnlyHint"),
     ({"destructiveHint": False}, {"destructiveHint": True}, "tool.annotation.destructive.gained", "BREAKING",
      "destructiveHint"),
     ({"destructiveHint": False}, None, "tool.annotation.destructive.gained", "BREAKING", "destructiveHint"),
-    (None, {"destructiveHint": False}, "tool.annotation.destructive.lost", "RISKY", "destructiveHint"),
-    (None, {"idempotentHint": True}, "tool.annotation.idempotent.changed", "RISKY", "idempotentHint"),
+    ({"destructiveHint": True}, {"destructiveHint": False}, "tool.annotation.destructive.lost", "RISKY",
+     "destructiveHint"),
+    ({"idempotentHint": False}, {"idempotentHint": True}, "tool.annotation.idempotent.changed", "RISKY",
+     "idempotentHint"),
     ({"idempotentHint": True}, {"idempotentHint": False}, "tool.annotation.idempotent.changed", "RISKY",
      "idempotentHint"),
     ({"openWorldHint": False}, None, "tool.annotation.open-world.widened", "RISKY", "openWorldHint"),
-    (None, {"openWorldHint": False}, "tool.annotation.open-world.narrowed", "SAFE", "openWorldHint"),
+    ({"openWorldHint": True}, {"openWorldHint": False}, "tool.annotation.open-world.narrowed", "SAFE",
+     "openWorldHint"),
 ]
 
 
@@ -177,17 +180,50 @@ def test_annotation_hints(before, after, rule, severity, hint):
         (rule, severity, "t", None, f"annotations.{hint}", f"/tools/t/annotations/{hint}")]
 
 
+def test_a_hint_dropped_says_its_value_is_the_spec_default_not_a_claim():
+    (delta,) = diff(load_surface(tools(tool(annotations={"destructiveHint": False}))),
+                    load_surface(tools(tool(annotations={})))).deltas
+    assert (delta.before, delta.after) == ("false", "true (undeclared: spec default)")
+
+
 def test_annotations_added_with_the_spec_defaults_are_no_change():
     defaults = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
     assert run(tools(tool()), tools(tool(annotations=defaults))) == []
     assert run(tools(tool(annotations=defaults)), tools(tool(annotations={}))) == []
 
 
-def test_each_flipped_hint_is_its_own_delta():
-    claims = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-    assert [r[0] for r in run(tools(tool()), tools(tool(annotations=claims)))] == [
-        "tool.annotation.destructive.lost", "tool.annotation.idempotent.changed",
-        "tool.annotation.read-only.gained", "tool.annotation.open-world.narrowed"]
+FIRST_DECLARATIONS = [
+    # (after annotations, severity, the claims, the spec defaults they replace)
+    ({"readOnlyHint": True}, "RISKY", "read-only", "not read-only"),
+    ({"destructiveHint": False}, "RISKY", "non-destructive", "destructive"),
+    ({"idempotentHint": True}, "RISKY", "idempotent", "not idempotent"),
+    ({"openWorldHint": False}, "SAFE", "closed-world", "open-world"),
+    ({"openWorldHint": False, "readOnlyHint": False, "title": "T"}, "SAFE", "closed-world", "open-world"),
+    ({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}, "RISKY",
+     "read-only, non-destructive, idempotent and closed-world",
+     "not read-only, destructive, not idempotent and open-world"),
+]
+
+
+@pytest.mark.parametrize("after,severity,claims,defaults", FIRST_DECLARATIONS)
+def test_a_first_declaration_is_one_delta_graded_as_its_worst_effect(after, severity, claims, defaults):
+    result = diff(load_surface(tools(tool())), load_surface(tools(tool(annotations=after))))
+    deltas = [d for d in result.deltas if d.rule != "tool.title.changed"]
+    assert [(d.rule, d.severity.value, d.field, d.path) for d in deltas] == [
+        ("tool.annotation.declared", severity, "annotations", "/tools/t/annotations")]
+    (delta,) = deltas
+    assert delta.description == f'Tool "t" now declares itself {claims}'
+    assert delta.before.startswith("undeclared, spec default") and delta.before.endswith(defaults)
+    assert delta.after == f"declared {claims}"
+    assert "no longer" not in delta.description  # it never claimed the opposite
+
+
+def test_hints_declared_for_the_first_time_beside_declared_ones():
+    # readOnlyHint was declared and flips (its own delta); destructiveHint is new (a first declaration)
+    before = tool(annotations={"readOnlyHint": True})
+    after = tool(annotations={"readOnlyHint": False, "destructiveHint": False})
+    assert [(r[0], r[1]) for r in run(tools(before), tools(after))] == [
+        ("tool.annotation.read-only.lost", "BREAKING"), ("tool.annotation.declared", "RISKY")]
 
 
 # -- nothing slips through: tool-level facts no rule explains --------------------------------------

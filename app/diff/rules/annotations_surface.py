@@ -11,7 +11,8 @@ from typing import Any
 
 from app.diff.describe import optional_label
 from app.diff.emitter import Emitter, Scope
-from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
+from app.diff.model import Delta
+from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, lookup, rule
 from app.diff.renames import Rename
 from app.jsonio import canonical_json
 from app.model import Tool
@@ -61,6 +62,16 @@ rule("tool.annotation.open-world.widened", RISKY, "annotation", D,
      'Expect "{tool}" to reach external systems.', summary="openWorldHint false -> true.")
 rule("tool.annotation.open-world.narrowed", SAFE, "annotation", D,
      'Tool "{tool}" no longer interacts with external entities', summary="openWorldHint true -> false.")
+rule("tool.annotation.declared", RISKY, "annotation", D,
+     'Tool "{tool}" now declares itself {claims}',
+     'Review these claims: "{tool}" claimed nothing before, and clients may now ask for confirmation less often.',
+     when="risky",
+     summary="Hints declared for the first time that differ from the spec defaults, as one delta per tool; "
+             "graded as the worst of their individual effects (a claim of less danger: RISKY).")
+rule("tool.annotation.declared", SAFE, "annotation", D,
+     'Tool "{tool}" now declares itself {claims}',
+     when="safe",
+     summary="Hints declared for the first time whose only effect is openWorldHint true -> false (SAFE).")
 rule("action.removed", BREAKING, C, D, 'Action "{action}" of tool "{tool}" was removed',
      'Use one of the remaining actions of "{tool}": {remaining}.', summary="An action of a grouped tool is gone.")
 rule("action.added", SAFE, C, D, 'New action "{action}" in tool "{tool}"',
@@ -161,24 +172,86 @@ def _compare_execution(out: Emitter, scope: Scope, before: Tool, after: Tool) ->
                  before=optional_label(b_rest), after=optional_label(a_rest), detail="execution fields changed")
 
 
+CLAIMS = {
+    ("readOnlyHint", True): "read-only", ("readOnlyHint", False): "not read-only",
+    ("destructiveHint", True): "destructive", ("destructiveHint", False): "non-destructive",
+    ("idempotentHint", True): "idempotent", ("idempotentHint", False): "not idempotent",
+    ("openWorldHint", True): "open-world", ("openWorldHint", False): "closed-world",
+}
+"""How a hint's effective value reads in a sentence ("now declares itself non-destructive")."""
+
+LESS_DANGEROUS_RULES = frozenset({
+    "tool.annotation.read-only.gained", "tool.annotation.destructive.lost", "tool.annotation.open-world.narrowed",
+    "tool.annotation.declared",
+})
+"""Annotation rules whose deltas only claim less danger. ``tool.annotation.declared`` is one of
+them: the spec defaults are the most dangerous values (may write, destructive, not idempotent,
+open world), so a first declaration that changes anything claims less danger."""
+
+
+def only_less_dangerous(delta: Delta) -> bool:
+    """Whether an annotation delta only makes the tool look less dangerous (read-only,
+    non-destructive, idempotent, closed world). A model is not told about these: it has
+    nothing to do differently (awareness leaves them out); humans still see them RISKY."""
+    if delta.rule == "tool.annotation.idempotent.changed":
+        return (delta.after or "").startswith("true")  # labels start with the effective value
+    return delta.rule in LESS_DANGEROUS_RULES
+
+
+def _hint_rule(hint: str, before: bool, after: bool) -> str:
+    """The rule of one hint whose effective value flips."""
+    if hint == "readOnlyHint":
+        return "tool.annotation.read-only.lost" if before else "tool.annotation.read-only.gained"
+    if hint == "destructiveHint":
+        return "tool.annotation.destructive.gained" if after else "tool.annotation.destructive.lost"
+    if hint == "idempotentHint":
+        return "tool.annotation.idempotent.changed"
+    return "tool.annotation.open-world.widened" if after else "tool.annotation.open-world.narrowed"
+
+
+def _declared(tool: Tool) -> set[str]:
+    """The hints a tool declares with a valid (boolean) value."""
+    annotations = tool.annotations or {}
+    return {hint for hint in HINT_DEFAULTS if isinstance(annotations.get(hint), bool)}
+
+
+def hint_label(tool: Tool, hint: str) -> str:
+    """``true`` / ``false`` as declared, or ``true (undeclared: spec default)``: always the
+    effective value first, and never a claim the tool did not make."""
+    value = str(effective_hint(tool, hint)).lower()
+    return value if hint in _declared(tool) else f"{value} (undeclared: spec default)"
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 def _compare_annotations(out: Emitter, scope: Scope, before: Tool, after: Tool) -> None:
+    """Each hint whose effective value flips; the hints a tool declares for the first time
+    are one ``tool.annotation.declared`` delta, graded as the worst of their individual
+    rules and worded as what they are (claims where there were none)."""
     name = after.name
-
-    def emit(rule_id: str, hint: str) -> None:
+    declared_before, declared_after = _declared(before), _declared(after)
+    first: list[tuple[str, str]] = []
+    for hint in HINT_DEFAULTS:
+        b, a = effective_hint(before, hint), effective_hint(after, hint)
+        if b == a:
+            continue
+        rule_id = _hint_rule(hint, b, a)
+        if hint not in declared_before and hint in declared_after:
+            first.append((hint, rule_id))
+            continue
         out.emit(rule_id, scope, field=f"annotations.{hint}", path=_pointer(name, "annotations", hint),
-                 before=str(effective_hint(before, hint)).lower(), after=str(effective_hint(after, hint)).lower())
-
-    if effective_hint(before, "readOnlyHint") != effective_hint(after, "readOnlyHint"):
-        emit("tool.annotation.read-only.lost" if effective_hint(before, "readOnlyHint")
-             else "tool.annotation.read-only.gained", "readOnlyHint")
-    if effective_hint(before, "destructiveHint") != effective_hint(after, "destructiveHint"):
-        emit("tool.annotation.destructive.gained" if effective_hint(after, "destructiveHint")
-             else "tool.annotation.destructive.lost", "destructiveHint")
-    if effective_hint(before, "idempotentHint") != effective_hint(after, "idempotentHint"):
-        emit("tool.annotation.idempotent.changed", "idempotentHint")
-    if effective_hint(before, "openWorldHint") != effective_hint(after, "openWorldHint"):
-        emit("tool.annotation.open-world.widened" if effective_hint(after, "openWorldHint")
-             else "tool.annotation.open-world.narrowed", "openWorldHint")
+                 before=hint_label(before, hint), after=hint_label(after, hint))
+    if first:
+        worst = min((lookup(rule_id).severity for _, rule_id in first), key=lambda severity: severity.rank)
+        claims = _and([CLAIMS[(hint, effective_hint(after, hint))] for hint, _ in first])
+        defaults = _and([CLAIMS[(hint, HINT_DEFAULTS[hint])] for hint, _ in first])
+        # from the spec defaults a declaration can only claim less danger: RISKY or SAFE, never BREAKING
+        spec = "spec defaults" if len(first) > 1 else "spec default"
+        out.emit("tool.annotation.declared", scope, field="annotations", path=_pointer(name, "annotations"),
+                 before=f"undeclared, {spec} {defaults}", after=f"declared {claims}", when=worst.value.lower(),
+                 claims=claims, defaults=defaults)
     for hint in HINT_DEFAULTS:
         if effective_hint(before, hint) == effective_hint(after, hint) and _unexplained(
                 before.annotations, after.annotations, hint, bool):
