@@ -76,8 +76,10 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
         ("input.additional-properties.opened", S): 8, ("prompt.description.changed", C): 1,
     },
     ("filesystem", "0.5.1", "2025.3.28"): {("tool.added", S): 2, ("input.property.added", S): 1},
+    # read_file: "DEPRECATED: Use read_text_file instead." (read_text_file is one of the 3 new tools)
     ("filesystem", "2025.3.28", "2025.7.29"): {
-        ("tool.added", S): 3, ("input.property.added", S): 2, ("tool.description.changed", C): 2},
+        ("tool.added", S): 3, ("input.property.added", S): 2, ("tool.description.changed", C): 2,
+        ("tool.deprecated", R): 1},
     # every tool gains a title and an output schema; first annotations: 10 claim read-only, create_directory
     # and move_file claim not destructive, create_directory and write_file idempotent (13 tools; edit_file
     # declares only the defaults); list_allowed_directories closes its root ($schema added beside it);

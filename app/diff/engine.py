@@ -16,6 +16,7 @@ from app.diff.model import Delta, DiffResult, ToolChanges
 from app.diff.renames import Item, Rename, match
 from app.diff.rules.annotations_surface import (
     compare_actions,
+    compare_deprecation,
     compare_tool_surface,
     emit_added,
     emit_removed,
@@ -58,7 +59,7 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
         compare_tool(out, before.tools[rename.old], after.tools[rename.new], tool_names)
     for name in removed:
         if name not in renamed_old:
-            emit_removed(out, before.tools[name])
+            emit_removed(out, before.tools[name], tool_names)
     for name in added:
         if name not in renamed_new:
             emit_added(out, after.tools[name])
@@ -94,6 +95,7 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
 def compare_tool(out: Emitter, before: Tool, after: Tool, tool_names: frozenset[str]) -> None:
     """One tool present on both sides with different digests."""
     compare_tool_surface(out, before, after)
+    compare_deprecation(out, before, after, tool_names)
     compare_actions(out, before, after)
     if before.input_schema is not None and after.input_schema is not None:
         compare_input(out, before, after)

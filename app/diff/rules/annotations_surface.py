@@ -7,6 +7,7 @@ claims that ask for more trust (read-only, not destructive) are never SAFE.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from app.diff.describe import optional_label
@@ -14,6 +15,7 @@ from app.diff.emitter import Emitter, Scope
 from app.diff.model import Delta
 from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, lookup, rule
 from app.diff.renames import Rename
+from app.diff.textscan import NameIndex, deprecation_notices, names_for, normalise
 from app.jsonio import canonical_json
 from app.model import Tool
 
@@ -21,7 +23,18 @@ C, D = "tool", "surface"
 
 rule("tool.removed", BREAKING, C, D, 'Tool "{tool}" was removed', 'Do not call "{tool}": it no longer exists.',
      summary="A tool is gone.")
+rule("tool.removed", BREAKING, C, D,
+     'Tool "{tool}" was removed; its deprecation notice named "{after}" as its replacement',
+     'Call "{after}" instead of "{tool}": "{tool}" no longer exists.', when="replaced",
+     summary="A tool is gone whose deprecation notice named a tool of the server as its replacement.")
 rule("tool.added", SAFE, C, D, 'New tool "{tool}"', summary="A new tool.")
+rule("tool.deprecated", RISKY, C, D, 'Tool "{tool}" is now deprecated: its notice names "{after}" as the replacement',
+     'Call "{after}" instead of "{tool}".', when="replacement",
+     summary="A deprecation notice in the tool's description or title that names another tool of the server.")
+rule("tool.deprecated", RISKY, C, D, 'Tool "{tool}" is now deprecated',
+     '"{tool}" still works, but may be removed in a later version.',
+     summary="A deprecation notice in the tool's description or title (DEPRECATED:, (Deprecated), "
+             "this tool is deprecated, ...).")
 rule("tool.renamed", BREAKING, C, D, 'Tool "{before}" was renamed to "{after}" ({evidence}; confidence {confidence})',
      'Call "{after}" instead of "{before}".',
      summary="A removed and an added tool are one tool renamed: alike normalised names and input contracts "
@@ -296,8 +309,13 @@ def _action_pointer(tool: Tool, name: str) -> str:
     return _pointer(tool.name, "actions", name)
 
 
-def emit_removed(out: Emitter, tool: Tool) -> None:
-    out.emit("tool.removed", Scope(tool.name), field="tool", path=_pointer(tool.name), before=tool.name, after=None)
+def emit_removed(out: Emitter, tool: Tool, tool_names: frozenset[str] = frozenset()) -> None:
+    """``tool.removed``; when its deprecation notice named a tool that is still there, that
+    tool is the replacement (the ``replaced`` variant, ``after`` = its name)."""
+    notice = deprecation(tool, names_for(tool_names))
+    replacement = notice.replacement if notice is not None else None
+    out.emit("tool.removed", Scope(tool.name), field="tool", path=_pointer(tool.name), before=tool.name,
+             after=replacement, when="replaced" if replacement else "")
 
 
 def emit_added(out: Emitter, tool: Tool) -> None:
@@ -307,3 +325,65 @@ def emit_added(out: Emitter, tool: Tool) -> None:
 def emit_renamed(out: Emitter, before: Tool, after: Tool, rename: Rename) -> None:
     out.emit("tool.renamed", Scope(after.name), field="tool", path=_pointer(after.name), before=before.name,
              after=after.name, evidence=rename.evidence, confidence=f"{rename.confidence:.2f}")
+
+
+# --- deprecation ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A tool's deprecation notice: where it is, and the tool it names instead (if any)."""
+
+    field: str
+    replacement: str | None
+
+
+def _deprecation_texts(tool: Tool) -> list[tuple[str, str]]:
+    texts = [("description", tool.description), ("title", tool.title),
+             ("annotations.title", (tool.annotations or {}).get("title"))]
+    return [(field, text) for field, text in texts if isinstance(text, str)]
+
+
+def deprecation(tool: Tool, names: NameIndex) -> Deprecation | None:
+    """The deprecation notice of ``tool`` (description first, then title), with the first
+    other tool among ``names`` that a notice names as its replacement; None when the tool is
+    not deprecated. A notice is the sentence with the marker and the one after it
+    (:func:`app.diff.textscan.deprecation_notices`)."""
+    found: Deprecation | None = None
+    own = frozenset((tool.name,))
+    for field, text in _deprecation_texts(tool):
+        normal = normalise(text)
+        for notice in deprecation_notices(normal):
+            hit = names.first(normal, own, notice.start, notice.end)
+            if hit is not None:
+                return Deprecation(field, hit[1])
+            found = found or Deprecation(field, None)
+    return found
+
+
+def compare_deprecation(out: Emitter, before: Tool, after: Tool, tool_names: frozenset[str]) -> None:
+    """``tool.deprecated`` when the tool is now deprecated and was not, or its notice now names
+    another replacement. ``before`` = the tool's name and ``after`` = the replacement when one
+    is named (so the delta reads "read_file -> read_text_file"); both null otherwise."""
+    names = names_for(tool_names)
+    now = deprecation(after, names)
+    if now is None:
+        return
+    was = deprecation(before, names)
+    if was is not None and was.replacement == now.replacement:
+        return
+    replacement = now.replacement
+    out.emit("tool.deprecated", Scope(after.name), field=now.field, path=_pointer(after.name, *now.field.split(".")),
+             before=after.name if replacement else None, after=replacement, when="replacement" if replacement else "")
+
+
+REPLACING_RULES = frozenset({"tool.renamed", "tool.deprecated", "tool.removed"})
+"""Rules whose delta names the tool to call instead in ``after`` (when it names one)."""
+
+
+def replacement(delta: Delta) -> str | None:
+    """The tool a model should call instead of ``delta.before``: the new name of a renamed
+    tool, or the replacement a deprecation notice names (of a deprecated or removed tool)."""
+    if delta.rule in REPLACING_RULES and delta.before is not None and delta.after != delta.before:
+        return delta.after
+    return None
