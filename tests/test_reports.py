@@ -194,11 +194,12 @@ def test_json_max_severity_is_null_without_deltas(empty: DiffResult) -> None:
 def test_text_changelog_exact(result: DiffResult) -> None:
     assert render_report(result, "text").splitlines() == [
         "ContractDiff payments: 3 BREAKING, 1 RISKY, 2 SAFE, 1 COSMETIC (max BREAKING)",
-        ('[BREAKING] prompts.summarize.arguments.text: Argument "text" of prompt "summarize" is now required'
-         " (optional → required)"),
+        "  tools: 2 BREAKING, 1 RISKY, 2 SAFE, 1 COSMETIC; prompts and resources: 1 prompt argument now required",
         ('[BREAKING] billing/get_invoice actions.get_invoice.input.currency: Argument "currency" is now required'
          " (optional → required (string))"),
         '[BREAKING] old_tool tool: Tool "old_tool" was removed (old_tool → (none))',
+        ('[BREAKING] prompts.summarize.arguments.text: Argument "text" of prompt "summarize" is now required'
+         " (optional → required)"),
         '[RISKY] search input.q: The format of argument "q" changed (email → uri)',
         ('[SAFE] billing/list actions.list.input.limit: Argument "limit" has a looser maximum'
          " (at most 100 → at most 200)"),
@@ -219,6 +220,7 @@ def test_text_null_sides_and_tool_less_deltas() -> None:
     action = _delta(severity=Severity.RISKY, action="act", field="actions.act.input.x", before="a", after=None)
     lines = render_report(_result(both_none, prompt, action), "text").splitlines()
     assert lines[1:] == [
+        "  tools: 1 RISKY, 1 COSMETIC; prompts and resources: 1 prompt added",
         "[RISKY] search/act actions.act.input.x: The description changed (a → (none))",
         '[SAFE] prompts.p: New prompt "p" ((none) → p)',
         "[COSMETIC] search description: Something moved",

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from app.diff.model import SEVERITY_ORDER, Delta, DiffResult, IgnoredDelta
+from app.diff.model import SEVERITY_ORDER, Delta, DiffResult, IgnoredDelta, Severity
+from app.diff.rules.prompts_resources import GROUP_LABELS
 from app.text import reveal
 
 ARROW = "→"
@@ -110,3 +112,90 @@ def group_by_tool(deltas: Iterable[Delta]) -> dict[str | None, list[Delta]]:
 def all_tools(result: DiffResult) -> list[str]:
     """Every tool the result names (added, removed, changed, unchanged, or only in a delta), sorted."""
     return sorted(result.tool_names)
+
+
+# --- prompts and resources, grouped -----------------------------------------------------------
+
+GROUP_AT = 3
+"""Same-rule, same-severity prompt/resource deltas are one line (or row) in human reports from
+this many on; fewer are listed one by one. JSON, SARIF, JUnit and GitHub keep one per delta."""
+GROUP_ITEMS = 5
+"""Items a group line names before "and N more"."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Same-rule deltas of prompts or resources, shown as one line."""
+
+    rule: str
+    severity: Severity
+    deltas: tuple[Delta, ...]
+
+    @property
+    def label(self) -> str:
+        """``100 resources removed``."""
+        return group_label(self.rule, len(self.deltas))
+
+    def items(self, limit: int = GROUP_ITEMS) -> str:
+        """``a, b, c, d, e and 95 more``: what the group is about, by name."""
+        shown = [item_name(delta) for delta in self.deltas[:limit]]
+        rest = len(self.deltas) - len(shown)
+        return ", ".join(shown) + (f" and {rest} more" if rest else "")
+
+
+def groupable(delta: Delta) -> bool:
+    """Prompt and resource deltas (no tool); security deltas are never grouped."""
+    return delta.tool is None and delta.category in ("prompt", "resource")
+
+
+def group_label(rule: str, count: int) -> str:
+    singular, plural_form = GROUP_LABELS.get(rule, (f"{rule} change", f"{rule} changes"))
+    return f"{count} {singular if count == 1 else plural_form}"
+
+
+def item_name(delta: Delta) -> str:
+    """A prompt or resource delta's item: the field without its section (``simple-prompt.title``,
+    ``test://static/resource/1``); a rename as ``old → new``."""
+    if delta.rule.endswith(".renamed") and delta.before is not None and delta.after is not None:
+        return f"{delta.before} {ARROW} {delta.after}"
+    return delta.field.partition(".")[2] or delta.field
+
+
+def arrange(deltas: Iterable[Delta]) -> list[Delta | Group]:
+    """Deltas in report order: by severity, each severity's tool deltas first, then its prompt
+    and resource deltas, where :data:`GROUP_AT` or more share a rule as one :class:`Group`."""
+    by_severity: dict[Severity, tuple[list[Delta], list[Delta]]] = {s: ([], []) for s in SEVERITY_ORDER}
+    for delta in deltas:
+        by_severity[delta.severity][1 if groupable(delta) else 0].append(delta)
+    arranged: list[Delta | Group] = []
+    for severity in SEVERITY_ORDER:
+        tool_deltas, other = by_severity[severity]
+        arranged.extend(tool_deltas)
+        by_rule: dict[str, list[Delta]] = {}
+        for delta in other:
+            by_rule.setdefault(delta.rule, []).append(delta)
+        for rule, same in by_rule.items():
+            if len(same) >= GROUP_AT:
+                arranged.append(Group(rule, severity, tuple(same)))
+            else:
+                arranged.extend(same)
+    return arranged
+
+
+def split_counts(result: DiffResult) -> str | None:
+    """``tools: 9 BREAKING, 2 RISKY; prompts and resources: 100 resources removed, 7 resources
+    added``: the summary with prompt and resource deltas counted by rule, so hundreds of them
+    never hide what happened to the tools. None when no delta is about a prompt or resource."""
+    other = [delta for delta in result.deltas if delta.tool is None]
+    if not other:
+        return None
+    tool_counts = dict.fromkeys(SEVERITY_ORDER, 0)
+    for delta in result.deltas:
+        if delta.tool is not None:
+            tool_counts[delta.severity] += 1
+    tools = ", ".join(f"{count} {severity.value}" for severity, count in tool_counts.items() if count) or "no changes"
+    by_rule: dict[str, int] = {}
+    for delta in other:
+        by_rule[delta.rule] = by_rule.get(delta.rule, 0) + 1
+    grouped = ", ".join(group_label(rule, count) for rule, count in by_rule.items())
+    return f"tools: {tools}; prompts and resources: {grouped}"

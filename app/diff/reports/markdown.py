@@ -1,7 +1,9 @@
 """``markdown``: a pull-request comment (GitHub-flavoured Markdown).
 
-Title with the verdict, a summary table by severity, then one section per tool (and one
-for prompts and resources), each a table; SAFE and COSMETIC rows fold into a
+Title with the verdict, a summary table by severity (and, when prompts or resources changed,
+the tool changes counted apart and the prompt and resource changes by rule), then one section
+per tool (and one for prompts and resources, where three or more deltas of one rule are one
+row), each a table; SAFE and COSMETIC rows fold into a
 ``<details>`` block so reviewers see what needs them first. Every server-supplied string
 goes through :func:`cell`: it cannot end a table cell or row, open a code span, inject
 HTML, a link or an image, or @-mention anyone. The comment stays under GitHub's size
@@ -13,7 +15,16 @@ from __future__ import annotations
 import re
 
 from app.diff.model import SEVERITY_ORDER, Delta, DiffResult, IgnoredDelta, Severity
-from app.diff.reports.common import ARROW, NONE_LABEL, group_by_tool, plural, visible_lines
+from app.diff.reports.common import (
+    ARROW,
+    NONE_LABEL,
+    Group,
+    arrange,
+    group_by_tool,
+    plural,
+    split_counts,
+    visible_lines,
+)
 from app.text import clip
 
 MAX_CHARS = 60_000
@@ -105,20 +116,40 @@ def summary_table(result: DiffResult) -> str:
     tools = result.tools
     listed = (f"Tools: {len(tools.added)} added, {len(tools.removed)} removed, {len(tools.changed)} changed, "
               f"{len(tools.unchanged)} unchanged.")
+    split = split_counts(result)
+    if split is not None:
+        listed += f" Changes by kind: {cell(split)}."
     return "\n".join(["| Severity | Changes |", "| --- | ---: |", *rows, "", listed])
 
 
+def group_row(group: Group) -> str:
+    """Three or more same-rule prompt/resource deltas as one row: how many, and which."""
+    cells = (f"{ICONS[group.severity]} {group.severity.value}", code(group.rule), cell(group.label),
+             cell(f"{group.label}: {group.items()}"), "", "")
+    return "| " + " | ".join(cells) + " |"
+
+
+def _rows(entries: list[Delta | Group]) -> list[str]:
+    return [group_row(entry) if isinstance(entry, Group) else row(entry) for entry in entries]
+
+
+def _size(entry: Delta | Group) -> int:
+    return len(entry.deltas) if isinstance(entry, Group) else 1
+
+
 def section(tool: str | None, deltas: list[Delta]) -> str:
-    """One tool's table: BREAKING/RISKY rows open, SAFE/COSMETIC rows folded."""
+    """One tool's table: BREAKING/RISKY rows open, SAFE/COSMETIC rows folded. In the prompts and
+    resources section, same-rule deltas are grouped (:func:`~app.diff.reports.common.arrange`)."""
     heading = f"### Tool {cell(tool)}" if tool is not None else "### Prompts and resources"
-    urgent = [d for d in deltas if d.severity.at_least(Severity.RISKY)]
-    minor = [d for d in deltas if not d.severity.at_least(Severity.RISKY)]
+    entries = arrange(deltas)
+    urgent = [e for e in entries if e.severity.at_least(Severity.RISKY)]
+    minor = [e for e in entries if not e.severity.at_least(Severity.RISKY)]
     blocks = [heading]
     if urgent:
-        blocks.append("\n".join([HEADER, *(row(d) for d in urgent)]))
+        blocks.append("\n".join([HEADER, *_rows(urgent)]))
     if minor:
-        folded = "\n".join([HEADER, *(row(d) for d in minor)])
-        label = plural(len(minor), "safe or cosmetic change")
+        folded = "\n".join([HEADER, *_rows(minor)])
+        label = plural(sum(_size(e) for e in minor), "safe or cosmetic change")
         blocks.append(f"<details><summary>{label}</summary>\n\n{folded}\n\n</details>")
     return "\n\n".join(blocks)
 

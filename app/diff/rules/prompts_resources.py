@@ -58,6 +58,27 @@ rule("resource.unclassified", RISKY, R, D, "Unclassified change to resource {uri
 
 NO_TOOL = Scope(None)
 
+GROUP_LABELS = {
+    "prompt.removed": ("prompt removed", "prompts removed"),
+    "prompt.added": ("prompt added", "prompts added"),
+    "prompt.renamed": ("prompt renamed", "prompts renamed"),
+    "prompt.argument.removed": ("prompt argument removed", "prompt arguments removed"),
+    "prompt.argument.added-required": ("new required prompt argument", "new required prompt arguments"),
+    "prompt.argument.required.added": ("prompt argument now required", "prompt arguments now required"),
+    "prompt.argument.added": ("new optional prompt argument", "new optional prompt arguments"),
+    "prompt.argument.required.removed": ("prompt argument now optional", "prompt arguments now optional"),
+    "prompt.description.changed": ("prompt text changed", "prompt texts changed"),
+    "prompt.unclassified": ("unclassified prompt change", "unclassified prompt changes"),
+    "resource.removed": ("resource removed", "resources removed"),
+    "resource.added": ("resource added", "resources added"),
+    "resource.renamed": ("resource moved", "resources moved"),
+    "resource.mime-type.changed": ("resource MIME type changed", "resource MIME types changed"),
+    "resource.description.changed": ("resource text changed", "resource texts changed"),
+    "resource.unclassified": ("unclassified resource change", "unclassified resource changes"),
+}
+"""How human reports name a group of same-rule deltas (``100 resources removed``): a server
+may list hundreds of prompts and resources, and one line per item buries the tool changes."""
+
 
 def _same(a: object, b: object) -> bool:
     return a == b and canonical_json(a) == canonical_json(b)
