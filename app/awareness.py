@@ -31,20 +31,27 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from app.diff.model import Delta, DiffResult, Severity
+from app.diff.rules.annotations_surface import only_less_dangerous, replacement
 from app.validation import MISSING, ROOT, Problem, as_problem
 from app.xmltext import clean, escape_attr, escape_text
 
 __all__ = [
     "AWARENESS_INSTRUCTIONS",
+    "CONFIRM_INSTRUCTIONS",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_CHANGES",
     "MAX_CHANGES_LIMIT",
     "RECOVERY",
     "VALUE_LIMIT",
+    "argument_path",
     "describe_problem",
+    "instructions_for",
+    "prioritise",
     "relevant_deltas",
+    "removal",
     "render_awareness",
     "render_deltas",
+    "render_removed",
     "render_validation_error",
     "resolve_scope",
     "show_value",
@@ -58,6 +65,10 @@ ENUM_SHOWN: Final = 10  # allowed values listed before "and N more"
 
 AWARENESS_INSTRUCTIONS: Final = (
     "Adjust your next call to the current contract above and call the tool again. Do not explain the error."
+)
+CONFIRM_INSTRUCTIONS: Final = (
+    "Adjust your next call to the current contract above. Where a fix above asks you to confirm with the user, "
+    "do that first; then call the tool again. Do not explain the error."
 )
 RECOVERY: Final = "Fix the fields above and call the tool again. Do not explain the error."
 
@@ -108,26 +119,94 @@ def _order(delta: Delta) -> tuple[int, int, str, str]:
     return (delta.severity.rank, 0 if delta.action is not None else 1, delta.field, delta.id)
 
 
+def _shown(delta: Delta) -> bool:
+    """What a model is shown: BREAKING and RISKY changes, except annotation changes that only
+    make the tool look less dangerous (read-only, non-destructive, ...): the model has nothing
+    to do differently, and "do not trust this claim" would only distract it."""
+    return delta.severity in _SHOWN_SEVERITIES and not only_less_dangerous(delta)
+
+
 def _select(deltas: Iterable[Delta], tool: str, action: str | None) -> list[Delta]:
-    """BREAKING and RISKY deltas of ``tool``: of ``action`` exactly (never a prefix) plus
-    the tool-global ones; all of them when ``action`` is None."""
+    """The shown deltas of ``tool``: of ``action`` exactly (never a prefix) plus the
+    tool-global ones; all of them when ``action`` is None."""
     return sorted(
         (
             delta
             for delta in deltas
-            if delta.severity in _SHOWN_SEVERITIES
-            and delta.tool == tool
+            if delta.tool == tool
             and (action is None or delta.action is None or delta.action == action)
+            and _shown(delta)
         ),
         key=_order,
     )
 
 
-def relevant_deltas(result: DiffResult, tool: str, action: str | None = None) -> list[Delta]:
+_INDEX: Final = re.compile(r"\[[^\]]*\]")
+
+
+def argument_path(delta: Delta) -> str | None:
+    """The argument a delta is about, in the dotted form of validation problems:
+    ``input.address.city`` and ``actions.get.input.address.city`` -> ``address.city``,
+    ``input.tags[]`` -> ``tags[]``, ``input`` -> ``(root)``; None for a field outside the
+    input (``description``, ``output.total``)."""
+    prefix = f"actions.{delta.action}.input" if delta.action is not None else "input"
+    if delta.field == prefix:
+        return ROOT
+    if delta.field.startswith(prefix + "."):
+        return delta.field[len(prefix) + 1:]
+    return None
+
+
+def _segments(path: str) -> list[str]:
+    """``items[2].sku`` -> [items, [], sku]: array positions compare equal to ``[]``."""
+    flat = _INDEX.sub(".[]", path)
+    return [segment for segment in flat.split(".") if segment]
+
+
+def _about(delta: Delta, failed: Sequence[list[str]]) -> bool:
+    """Whether an input delta is about one of the failed arguments: the same place, or one
+    inside the other (a delta on ``address`` explains a problem at ``address.city``, and the
+    other way round). ``*`` (extra properties) matches any name."""
+    if delta.category != "input":
+        return False
+    where = argument_path(delta)
+    if where is None:
+        return False
+    mine = [] if where == ROOT else _segments(where)
+    for problem in failed:
+        if not mine or not problem:
+            if not mine and not problem:
+                return True
+            continue
+        size = min(len(mine), len(problem))
+        if all(a == b or "*" in (a, b) for a, b in zip(mine[:size], problem[:size], strict=True)):
+            return True
+    return False
+
+
+def prioritise(deltas: Sequence[Delta], failed: Iterable[str] = ()) -> list[Delta]:
+    """Deltas for a failed call, most useful first: those about the arguments that failed
+    (``failed``: the problems' dotted paths), then the other BREAKING input deltas, then
+    the rest; each part keeps the section order."""
+    problems = [[] if path == ROOT else _segments(path) for path in failed]
+    if not problems:
+        return list(deltas)
+
+    def tier(delta: Delta) -> int:
+        if _about(delta, problems):
+            return 0
+        return 1 if delta.category == "input" and delta.severity is Severity.BREAKING else 2
+
+    return sorted(deltas, key=tier)
+
+
+def relevant_deltas(result: DiffResult, tool: str, action: str | None = None,
+                    failed: Iterable[str] = ()) -> list[Delta]:
     """The deltas a ``<contract_awareness>`` for (tool, action) is built from, in section
-    order (before the caps); lets the service precompute them per (tool, action)."""
+    order (before the caps); with ``failed`` (the dotted paths of a validation error's
+    problems), the deltas about those arguments first (:func:`prioritise`)."""
     tool, action = resolve_scope(result, tool, action)
-    return _select(result.deltas, tool, action)
+    return prioritise(_select(result.deltas, tool, action), failed)
 
 
 # --------------------------------------------------------------------------- awareness
@@ -161,7 +240,37 @@ def _change_lines(delta: Delta) -> list[str]:
     return lines
 
 
-def _section(head: Sequence[str], counts: tuple[int, int], severity: Severity, changes: Sequence[str]) -> str:
+def instructions_for(deltas: Sequence[Delta], tool: str) -> str:
+    """What the model is told to do, in agreement with every listed fix: call the replacement
+    when a listed change names one for this tool (deprecated in favour of another tool),
+    confirm with the user first when a listed fix asks for it, else adjust and call again."""
+    replacements = [found for delta in deltas if (found := replacement(delta)) is not None and found != tool]
+    if any(_removes(delta, tool) for delta in deltas):
+        return _removed_instructions(tool, replacements[0] if replacements else None)
+    if replacements:
+        return (f'Call "{_clean(replacements[0])}" instead of "{_clean(tool)}", with arguments that fit its '
+                "contract. Do not explain the error.")
+    if any("confirm with the user" in (delta.hint or "").lower() for delta in deltas):
+        return CONFIRM_INSTRUCTIONS
+    return AWARENESS_INSTRUCTIONS
+
+
+def _removes(delta: Delta, tool: str) -> bool:
+    """Whether ``delta`` says that ``tool`` itself is gone (removed, or renamed away)."""
+    return (delta.rule == "tool.removed" and delta.tool == tool) or (
+        delta.rule == "tool.renamed" and delta.before == tool)
+
+
+def _removed_instructions(tool: str, instead: str | None) -> str:
+    if instead is not None:
+        return (f'Do not call "{_clean(tool)}" again: it no longer exists. Call "{_clean(instead)}" instead, with '
+                "arguments that fit its contract. Do not explain the error.")
+    return (f'Do not call "{_clean(tool)}" again: it no longer exists. Choose another available tool that fits the '
+            "task, or tell the user that this action is no longer available.")
+
+
+def _section(head: Sequence[str], counts: tuple[int, int], severity: Severity, changes: Sequence[str],
+             instructions: str = AWARENESS_INSTRUCTIONS, tail: Sequence[str] = ()) -> str:
     listed, omitted = counts
     lines = [
         "<contract_awareness>",
@@ -172,7 +281,8 @@ def _section(head: Sequence[str], counts: tuple[int, int], severity: Severity, c
         "  <contract_changes>",
         *changes,
         "  </contract_changes>",
-        f"  <instructions>{AWARENESS_INSTRUCTIONS}</instructions>",
+        *tail,
+        f"  <instructions>{escape_text(instructions)}</instructions>",
         "</contract_awareness>",
     ]
     return "\n".join(lines)
@@ -201,12 +311,21 @@ def render_deltas(
     and ``max_bytes`` UTF-8 bytes: trailing changes are dropped until it fits."""
     if not deltas:
         return ""
+    head = _head(tool, action or None, _lock_label(lock_version, locked_at))
+    return _fit(deltas, head, max_changes, max_bytes, lambda listed: instructions_for(listed, tool))
+
+
+def _fit(deltas: Sequence[Delta], head: Sequence[str], max_changes: int, max_bytes: int,
+         instructions: Callable[[Sequence[Delta]], str], tail: Sequence[str] = ()) -> str:
+    """The section with as many leading changes as the caps allow (the skeleton always)."""
     limit = min(max(int(max_changes), 1), MAX_CHANGES_LIMIT)
     blocks = ["\n".join(_change_lines(delta)) for delta in deltas[:limit]]
-    head = _head(tool, action or None, _lock_label(lock_version, locked_at))
-    worst = deltas[0].severity  # ordered worst first: the worst listed, or relevant if none fit
+    worst = min((delta.severity for delta in deltas), key=lambda s: s.rank, default=Severity.BREAKING)
     for listed in range(len(blocks), -1, -1):
-        text = _section(head, (listed, len(deltas) - listed), worst, blocks[:listed])
+        shown = deltas[:listed]
+        worst_listed = min((d.severity for d in shown), key=lambda s: s.rank) if shown else worst
+        text = _section(head, (listed, len(deltas) - listed), worst_listed, blocks[:listed], instructions(shown),
+                        tail)
         if listed == 0 or len(text.encode("utf-8")) <= max_bytes:
             return text
     raise AssertionError("unreachable")  # pragma: no cover
@@ -221,13 +340,60 @@ def render_awareness(
     *,
     lock_version: int | None = None,
     locked_at: str | None = None,
+    failed: Iterable[str] = (),
 ) -> str:
     """The ``<contract_awareness>`` section of DESIGN.md for one (tool, action) of a diff
     against the known-good lockfile (``lock_version``/``locked_at`` name it in the note);
-    empty string when no BREAKING or RISKY change concerns that call."""
+    empty string when no BREAKING or RISKY change concerns that call. ``failed``: the dotted
+    paths of the arguments a validation error found wrong, whose changes come first. For a
+    tool the result lists as removed, the section that says so (:func:`render_removed`)."""
     tool, action = resolve_scope(result, tool, action)
-    deltas = _select(result.deltas, tool, action)
+    if tool in result.tools.removed:
+        return render_removed(result, tool, max_changes, max_bytes, lock_version=lock_version, locked_at=locked_at)
+    deltas = prioritise(_select(result.deltas, tool, action), failed)
     return render_deltas(deltas, tool, action, max_changes, max_bytes, lock_version=lock_version, locked_at=locked_at)
+
+
+def removal(result: DiffResult, tool: str) -> tuple[Delta | None, str | None]:
+    """How ``tool`` left the surface (its ``tool.renamed`` or ``tool.removed`` delta, ignored
+    ones included) and the tool that replaces it (a rename's new name, or the tool its
+    deprecation notice named); (None, None) when the result does not list it as removed."""
+    if tool not in result.tools.removed:
+        return None, None
+    every = (*result.deltas, *(item.delta for item in result.ignored))
+    gone = next((d for d in every if d.rule == "tool.renamed" and d.before == tool), None)
+    gone = gone or next((d for d in every if d.rule == "tool.removed" and d.tool == tool), None)
+    return gone, replacement(gone) if gone is not None else None
+
+
+def render_removed(
+    result: DiffResult,
+    tool: str,
+    max_changes: int = DEFAULT_MAX_CHANGES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    lock_version: int | None = None,
+    locked_at: str | None = None,
+) -> str:
+    """The ``<contract_awareness>`` for a call to a tool the lockfile knows and the live surface
+    lacks: that it was removed, the tool that replaces it (``<replacement>``, when a rename or
+    its deprecation notice names one) and, for a rename, the BREAKING changes of the new
+    tool's arguments. Empty string when ``result`` does not list ``tool`` as removed."""
+    if tool not in result.tools.removed:
+        return ""
+    gone, instead = removal(result, tool)
+    deltas: list[Delta] = [gone] if gone is not None else []
+    if instead is not None and gone is not None and gone.rule == "tool.renamed":
+        deltas += [d for d in _select(result.deltas, instead, None)
+                   if d is not gone and d.category == "input" and d.severity is Severity.BREAKING]
+    note = f'Tool "{_clean(tool)}" was removed since the known-good lockfile{_lock_label(lock_version, locked_at)}.'
+    tail: list[str] = []
+    if instead is not None:
+        note += f' "{_clean(instead)}" replaces it.'
+        tail.append(f"  <replacement>{_text(instead)}</replacement>")
+    head = [f"  <system_note>{escape_text(note)}</system_note>"]
+    told = _removed_instructions(tool, instead)
+    return _fit(deltas, head, max_changes, max_bytes, lambda listed: told, tail)
 
 
 # --------------------------------------------------------------------------- values

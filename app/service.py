@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.awareness import render_awareness, render_validation_error
+from app.awareness import removal, render_awareness, render_removed, render_validation_error
 from app.diff import DiffResult, Severity, diff
 from app.diff.serialize import result_from_json
 from app.jsontypes import JSON
@@ -22,7 +22,7 @@ from app.lockfile import lock_document, read_document, utc_now, write_surface
 from app.model import Surface, Tool
 from app.policy import Policy
 from app.store import CorruptLockfile, LiveRecord, LockStore, StoredLock, VersionRecord
-from app.validation import validate_arguments
+from app.validation import as_problem, validate_arguments
 
 
 class ServiceError(Exception):
@@ -94,6 +94,21 @@ def summarizer(policy: Policy | None) -> Callable[[Surface | None, Surface], tup
     return summarize
 
 
+@dataclass(frozen=True)
+class UnknownTool:
+    """A call to a tool the live surface does not have (:meth:`Governance.unknown_tool`)."""
+
+    tool: str
+    removed: bool
+    """The lock knew the tool and the live surface dropped it (removed or renamed)."""
+    replacement: str | None
+    """The tool to call instead: a rename's new name, or the one its deprecation notice named."""
+    available: tuple[str, ...]
+    """The tools the live surface has (the lock's, without a live report), sorted."""
+    xml: str
+    """The ``<contract_awareness>`` that says the tool was removed; '' when ``removed`` is False."""
+
+
 @dataclass
 class _LiveView:
     """A live record parsed once per process (the awareness hot path reuses it)."""
@@ -102,7 +117,7 @@ class _LiveView:
     result: DiffResult | None
     tools: frozenset[str]
     surface: Surface | None = None
-    rendered: OrderedDict[tuple[str, str | None, int], str] = field(default_factory=OrderedDict)
+    rendered: OrderedDict[tuple[str, str | None, int, tuple[str, ...]], str] = field(default_factory=OrderedDict)
 
 
 class Governance:
@@ -265,11 +280,15 @@ class Governance:
 
     # -- awareness and validation errors -------------------------------------------
 
-    def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5) -> str:
+    def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5,
+                  failed: tuple[str, ...] = ()) -> str:
         """The ``<contract_awareness>`` section from the cached live diff ('' when nothing
-        is relevant). Raises NotFound for an unknown server or tool."""
+        is relevant); for a tool the lock knows and the live surface lacks, the section that
+        says it was removed (:func:`app.awareness.render_removed`). ``failed``: the dotted
+        paths of a validation error's arguments, whose changes come first. Raises NotFound
+        for an unknown server or tool."""
         view = self.live_view(server)  # (re)load the live record into memory when it changed
-        cached = self.cached_awareness(server, tool, action, max_changes)
+        cached = self.cached_awareness(server, tool, action, max_changes, failed)
         if cached is not None:
             return cached
         if view is None:
@@ -282,27 +301,54 @@ class Governance:
         raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
 
     def cached_awareness(self, server: str, tool: str, action: str | None = None,
-                         max_changes: int = 5) -> str | None:
+                         max_changes: int = 5, failed: tuple[str, ...] = ()) -> str | None:
         """The section when memory answers it alone (the hot path: one stat of the live
         record, then usually a cache hit; never file reading, the store lock or a diff);
         None when the slow path must decide (no live report yet in this process, a newer
         one on disk, an unknown tool)."""
         record = self.store.live_if_cached(server)
         view = self._views.get(server)
-        if record is None or view is None or view.record is not record or self._tool_name(tool, view.tools) is None:
+        if record is None or view is None or view.record is not record:
+            return None
+        removed = self._tool_name(tool, view.tools) is None
+        if removed and (view.result is None or tool not in view.result.tools.removed):
             return None
         if view.result is None:
             return ""
-        key = (tool, action, max_changes)
+        key = (tool, None if removed else action, max_changes, () if removed else failed)
         cached = view.rendered.get(key)
         if cached is None:
-            cached = render_awareness(view.result, tool, action, max_changes,
-                                      lock_version=view.record.lock_version, locked_at=view.record.locked_at)
+            version, at = view.record.lock_version, view.record.locked_at
+            cached = (render_removed(view.result, tool, max_changes, lock_version=version, locked_at=at) if removed
+                      else render_awareness(view.result, tool, action, max_changes, lock_version=version, locked_at=at,
+                                            failed=failed))
             with self._views_lock:
                 view.rendered[key] = cached
                 if len(view.rendered) > self.RENDER_CACHE:
                     view.rendered.popitem(last=False)
         return cached
+
+    def unknown_tool(self, server: str, tool: str, max_changes: int = 5) -> UnknownTool:
+        """What a model that called a tool the live surface lacks should be told: whether the
+        lock knew it (removed, or renamed), the tool that replaces it, the tools there are, and
+        the ``<contract_awareness>`` section that says so ('' for a tool never locked). For the
+        SDK integration's ``<tool_error code="UNKNOWN_ACTION">``. Raises NotFound for an
+        unknown server."""
+        view = self.live_view(server)
+        if view is None:
+            current = self.current(server)
+            if current is None:
+                raise NotFound(f"unknown server {server!r}", server=server)
+            return UnknownTool(tool, False, None, tuple(sorted(current.surface.tools)), "")
+        available = tuple(sorted(view.tools))
+        if view.result is None or tool in view.tools or tool not in view.result.tools.removed:
+            return UnknownTool(tool, False, None, available, "")
+        _, instead = removal(view.result, tool)
+        xml = self.cached_awareness(server, tool, None, max_changes)
+        if xml is None:  # the live record changed under us: render from the view we hold
+            xml = render_removed(view.result, tool, max_changes, lock_version=view.record.lock_version,
+                                 locked_at=view.record.locked_at)
+        return UnknownTool(tool, True, instead, available, xml)
 
     @staticmethod
     def _tool_name(tool: str, tools: Any) -> str | None:
@@ -335,7 +381,8 @@ class Governance:
                 return True, ""
         else:
             problems = issues
-        awareness = self.awareness(server, name, action, max_changes)
+        failed = tuple(sorted({as_problem(problem).path for problem in problems}))
+        awareness = self.awareness(server, name, action, max_changes, failed)
         return False, render_validation_error(name, action, problems, awareness)
 
 

@@ -39,9 +39,11 @@ async def put_live(server: str, request: Request, caller: Caller = Depends(requi
     "/servers/{server}/awareness",
     summary="The <contract_awareness> section for one tool (and action), from the cached live diff",
     response_class=Response,
-    responses={200: {"content": {"application/xml": {}}, "description": "The section"},
+    responses={200: {"content": {"application/xml": {}},
+                     "description": "The section; for a tool the lock knows and the live surface lacks, the "
+                                    "section that says it was removed (with <replacement> when one is named)"},
                204: {"description": "Nothing relevant changed"},
-               404: {"description": "Unknown server or tool"}},
+               404: {"description": "Unknown server, or a tool neither the lock nor the live surface has"}},
 )
 def get_awareness(
     server: str,

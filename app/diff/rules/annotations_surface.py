@@ -69,7 +69,8 @@ rule("tool.annotation.destructive.lost", RISKY, "annotation", D, 'Tool "{tool}" 
      summary="destructiveHint true -> false: a claim of less danger (clients may stop asking).")
 rule("tool.annotation.idempotent.changed", RISKY, "annotation", D,
      'Tool "{tool}" changed its idempotency claim',
-     'Do not repeat calls of "{tool}" blindly.', summary="Effective idempotentHint flipped.")
+     'Once a call of "{tool}" has succeeded, do not send the same call again: it may act twice.',
+     summary="Effective idempotentHint flipped.")
 rule("tool.annotation.open-world.widened", RISKY, "annotation", D,
      'Tool "{tool}" now interacts with an open world of external entities',
      'Expect "{tool}" to reach external systems.', summary="openWorldHint false -> true.")
@@ -204,10 +205,16 @@ open world), so a first declaration that changes anything claims less danger."""
 
 def only_less_dangerous(delta: Delta) -> bool:
     """Whether an annotation delta only makes the tool look less dangerous (read-only,
-    non-destructive, idempotent, closed world). A model is not told about these: it has
-    nothing to do differently (awareness leaves them out); humans still see them RISKY."""
+    non-destructive, idempotent, closed world; and the same claims of a Vurb / MCP Fusion
+    lockfile's readOnlyActions / destructiveActions). A model is not told about these: it has
+    nothing to do differently (awareness leaves them out); humans still see them graded."""
     if delta.rule == "tool.annotation.idempotent.changed":
         return (delta.after or "").startswith("true")  # labels start with the effective value
+    # the Vurb / MCP Fusion lockfile's own claims: an action entering readOnlyActions, leaving destructiveActions
+    if delta.rule == "fusion.readOnlyActions":
+        return delta.after == "listed"
+    if delta.rule == "fusion.destructiveActions":
+        return delta.after == "not listed"
     return delta.rule in LESS_DANGEROUS_RULES
 
 
