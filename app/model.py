@@ -187,7 +187,15 @@ class Surface:
     def integrity_digest(self) -> str:
         from app.canonical import surface_digest
 
+        _ = self.sorted_tool_names  # computed with the digest: the unchanged check is then O(1)
         return surface_digest(self)
+
+    @cached_property
+    def sorted_tool_names(self) -> tuple[str, ...]:
+        """The tool names, sorted; computed once, beside the digest (which sorts its lines
+        anyway), so a diff of two surfaces with equal known digests does no work that grows
+        with the surface."""
+        return tuple(sorted(self.tools))
 
     def to_mcp(self) -> dict[str, JSON]:
         """The surface as one ``tools/list``-style result (prompts and resources beside)."""

@@ -129,3 +129,66 @@ def test_the_shapes_really_rename_and_reference():
     assert any(d.rule == "security.instruction-cue" for d in result.deltas)
     result = diff(*_pair(all_renamed, 20))
     assert {d.rule for d in result.deltas} >= {"tool.removed", "tool.added"}
+
+
+# --- the unchanged check ------------------------------------------------------------------------------
+
+
+class _Watched(dict):
+    """A tools dict that counts how often something walks it."""
+
+    walks = 0
+
+    def __iter__(self):
+        type(self).walks += 1
+        return super().__iter__()
+
+    def keys(self):
+        type(self).walks += 1
+        return super().keys()
+
+    def items(self):
+        type(self).walks += 1
+        return super().items()
+
+    def values(self):
+        type(self).walks += 1
+        return super().values()
+
+
+def _known_digests(n: int) -> tuple[Surface, Surface]:
+    """Two separately loaded copies of one n-tool surface, digests computed (as the service keeps them)."""
+    doc = {"tools": [_tool(f"tool_{i}", f"Does thing {i}.") for i in range(n)]}
+    pair = load_surface(doc), load_surface(doc)
+    for surface in pair:
+        _ = surface.integrity_digest
+    return pair
+
+
+def test_the_unchanged_check_never_walks_the_tools():
+    from dataclasses import replace
+
+    before, after = _known_digests(200)
+    watched = replace(after, tools=_Watched(after.tools))
+    watched.__dict__["integrity_digest"] = after.integrity_digest  # known, as the service keeps it
+    watched.__dict__["sorted_tool_names"] = after.sorted_tool_names
+    _Watched.walks = 0
+    result = diff(before, watched)
+    assert result.unchanged and not result.deltas and len(result.tools.unchanged) == 200
+    assert _Watched.walks == 0
+
+
+def test_the_unchanged_check_costs_the_same_at_50_and_5000_tools():
+    def best(n: int) -> float:
+        before, after = _known_digests(n)
+        diff(before, after)
+        fastest = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(200):
+                diff(before, after)
+            fastest = min(fastest, time.perf_counter() - start)
+        return fastest
+
+    ratio = best(5000) / best(50)
+    assert ratio < 5, f"the unchanged check at 5,000 tools took {ratio:.1f}x what it takes at 50"

@@ -41,7 +41,7 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
     """Every change from ``before`` (the known-good lock) to ``after``, graded."""
     server = after.server or before.server
     if before.integrity_digest == after.integrity_digest:
-        names = tuple(sorted(after.tools))
+        names = after.sorted_tool_names  # precomputed with the digest: O(1) here
         result = DiffResult(server, before.integrity_digest, after.integrity_digest, ToolChanges(unchanged=names),
                             before_version=before.server_version, after_version=after.server_version)
         return policy.apply(result) if policy else result
