@@ -11,7 +11,13 @@ ratios against a baseline measured in the same process, with the samples interle
   the diff on its fast path. Reading the inputs (which validates them as untrusted input:
   depth, NaN, lone surrogates, dangling ``$ref``, ..., none of which DeepDiff does) is timed
   separately and reported beside it, with its own ratio;
-* the unchanged-surface check under 1 ms (digests known, as the service keeps them).
+* the unchanged-surface check under 1 ms (digests known, as the service keeps them);
+* at 50, 500, 2,000 and 5,000 tools (5% of them changed, one removed, one added; small sizes
+  on several seeded surfaces, at least 500 tools in all): our full diff per tool at most 2.5x
+  "the limit" per tool - reading both documents (``json.loads`` of their bytes) and hashing
+  them canonically (sorted-key JSON, sha256), the least any digest-based differ does -
+  measured in the same rounds; and the unchanged check under 50 µs at every size (it must
+  not grow with the surface).
 
 Every sample records wall time (``time.perf_counter``, what the targets use) and this
 process's CPU time (``time.process_time``): CPU far below wall means the machine was busy.
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import io
 import json
 import os
@@ -55,6 +62,7 @@ from deepdiff import DeepDiff
 from app.diff.engine import diff
 from app.diff.model import DiffResult, Severity
 from app.ingest.load import load_surface
+from app.jsonio import canonical_json
 from app.jsontypes import JSON
 from app.model import Surface
 from bench.synthetic import mutate, surface_size, synthetic_surface
@@ -63,6 +71,12 @@ Pair = tuple[Surface, Surface]
 
 DEEPDIFF_SPEEDUP_TARGET = 20.0
 UNCHANGED_TARGET_S = 1e-3
+SCALE_SIZES = (50, 500, 2000, 5000)
+SCALE_RATIO_TARGET = 2.5
+"""Our full diff per tool / the limit per tool, at every size."""
+SCALE_UNCHANGED_TARGET_S = 50e-6
+CHANGED_SHARE = 20
+"""One tool in this many is changed at each size (5%), plus one removed and one added."""
 HEADLINE = "ours_digest_diff"
 END_TO_END = "ours_end_to_end"
 
@@ -253,6 +267,92 @@ def unchanged_cases(inputs: Inputs, repeat: int, loops: int) -> list[Case]:
     ]
 
 
+# --- scaling: the diff per tool against the limit, and the unchanged check, at several sizes -----
+
+
+SCALE_MIN_TOOLS = 500
+"""Each size is measured on enough seeded surfaces to hold this many tools (10 at 50 tools, one
+from 500 on): a small diff's cost depends on which few tools the change happened to touch (one
+large new tool is a tenth of the work at 50 tools), so one surface would measure the draw."""
+
+
+def scale_inputs(seed: int, size: int, base: Inputs | None = None) -> list[Inputs]:
+    """The pairs of one size: the benchmark's own pair first when it has this size, then more
+    seeds (``seed``, ``seed + 1``, ...) until :data:`SCALE_MIN_TOOLS` tools are covered."""
+    count = max(1, -(-SCALE_MIN_TOOLS // size))
+    pairs = [base] if base is not None else []
+    extra = 0
+    while len(pairs) < count:
+        pairs.append(build_inputs(seed + extra, size, max(1, size // CHANGED_SHARE)))
+        extra += 1
+    return pairs
+
+
+def limit(pairs: list[Inputs]) -> None:
+    """The least a digest-based diff of two documents does: read both and hash them canonically."""
+    for inputs in pairs:
+        for raw in (inputs.before_bytes, inputs.after_bytes):
+            hashlib.sha256(canonical_json(json.loads(raw)).encode("utf-8")).digest()
+
+
+def diff_all(prepared: list[Pair]) -> None:
+    for pair in prepared:
+        diff(*pair)
+
+
+def scale_cases(pairs: list[Inputs], size: int, repeat: int, loops: int) -> list[Case]:
+    """Three cases per size: the limit, our full diff (as the headline) of every pair, the
+    unchanged check (on the first surface)."""
+    first = pairs[0]
+    label = f"{size:>5} tools" + (f" (x{len(pairs)} surfaces)" if len(pairs) > 1 else "")
+    return [
+        Case(f"limit_{size}", f"  {label}: the limit (read both documents, hash canonically)",
+             lambda _: limit(pairs), lambda: None, repeat),
+        Case(f"diff_{size}", f"  {label}: our full diff, digests from scratch",
+             diff_all, cold(lambda: [fresh_pair(p.before, p.after) for p in pairs]), repeat),
+        Case(f"unchanged_{size}", f"  {size:>5} tools: unchanged check, digests known",
+             diff_pair, lambda: digested_pair(first.before, first.before), repeat, inner=loops),
+    ]
+
+
+def scale_report(timings: dict[str, Timing], sizes: dict[int, int]) -> list[dict[str, JSON]]:
+    """Per size (and how many surfaces were diffed): per-tool times, their ratio, the unchanged check."""
+    rows: list[dict[str, JSON]] = []
+    for size, surfaces in sizes.items():
+        ours, bound, unchanged = timings[f"diff_{size}"], timings[f"limit_{size}"], timings[f"unchanged_{size}"]
+        tools = size * surfaces
+        rows.append({"tools": size, "surfaces": surfaces, "diff_per_tool_s": ours.median / tools,
+                     "limit_per_tool_s": bound.median / tools, "ratio": ours.median / bound.median,
+                     "ratio_cpu": ours.median_cpu / bound.median_cpu, "unchanged_s": unchanged.median})
+    return rows
+
+
+def scale_targets(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    if not rows:
+        return []
+    worst = max(rows, key=lambda row: row["ratio"])
+    slowest = max(rows, key=lambda row: row["unchanged_s"])
+    return [
+        {"target": f"our full diff / the limit <= {SCALE_RATIO_TARGET} at every size (wall medians; worst at "
+                   f"{worst['tools']} tools)", "value": worst["ratio"], "unit": "x",
+         "pass": all(row["ratio"] <= SCALE_RATIO_TARGET for row in rows)},
+        {"target": f"unchanged check < 50 µs at every size (slowest at {slowest['tools']} tools)",
+         "value": slowest["unchanged_s"] * 1e6, "unit": "µs",
+         "pass": all(row["unchanged_s"] < SCALE_UNCHANGED_TARGET_S for row in rows)},
+    ]
+
+
+# --- room for more ----------------------------------------------------------------------------
+
+EXTRA_CASES: list[Callable[[Inputs, int], list[Case]]] = []
+"""More cases measured in the same rounds as the headline, on the 500-tool inputs (for example
+the cost of building witnesses, next to ``HEADLINE``): each factory gets the inputs and the
+repeat count and returns cases; their timings appear in the table and the JSON."""
+EXTRA_TARGETS: list[Callable[[dict[str, Timing]], list[dict[str, JSON]]]] = []
+"""Targets over those timings (same shape as :func:`targets`): e.g. "witness building <= 20% of
+the diff time". They count towards the exit status like every other target."""
+
+
 # --- checks and report ---------------------------------------------------------------------
 
 
@@ -324,6 +424,18 @@ def _fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} µs"
 
 
+def print_scale(rows: list[dict[str, JSON]]) -> None:
+    if not rows:
+        return
+    print("\nper tool, by size (same rounds; the limit = read both documents + hash them canonically):")
+    print(f"  {'tools':>5}  {'surfaces':>8}  {'our diff/tool':>13}  {'limit/tool':>10}  {'ratio':>6}  "
+          f"{'ratio CPU':>9}  {'unchanged check':>15}")
+    for row in rows:
+        print(f"  {row['tools']:>5}  {row['surfaces']:>8}  {_fmt(row['diff_per_tool_s']):>13}  "
+              f"{_fmt(row['limit_per_tool_s']):>10}  {row['ratio']:>5.2f}x  {row['ratio_cpu']:>8.2f}x  "
+              f"{_fmt(row['unchanged_s']):>15}")
+
+
 def print_table(report: dict[str, JSON], timings: dict[str, Timing]) -> None:
     info, surface = report["machine"], report["surface"]
     print(f"mcp-governance diff benchmark, {info['date']}")
@@ -348,6 +460,7 @@ def print_table(report: dict[str, JSON], timings: dict[str, Timing]) -> None:
     print("\nother ratios (same run):")
     for name, value in report["other_ratios"].items():
         print(f"  {name}: {value:.1f}x")
+    print_scale(report["scale"])
     print("\ntargets:")
     for target in report["targets"]:
         extra = f" ({target['headroom_x']:.0f}x headroom)" if "headroom_x" in target else ""
@@ -378,12 +491,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--deepdiff-repeat", type=int, default=3, help="samples of DeepDiff (default 3; slow)")
     parser.add_argument("--unchanged-loops", type=int, default=1000,
                         help="calls per sample of the unchanged check (default 1000)")
+    parser.add_argument("--sizes", default=",".join(map(str, SCALE_SIZES)),
+                        help="tool counts of the scaling table, comma-separated (default 50,500,2000,5000; "
+                             "'none' to skip it)")
+    parser.add_argument("--scale-repeat", type=int, default=5,
+                        help="samples of each scaling case (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--profile", type=int, metavar="N", default=0,
                         help="also print the top N functions of a cProfile of our end-to-end diff")
     args = parser.parse_args(argv)
-    if min(args.repeat, args.deepdiff_repeat, args.unchanged_loops) < 1:
-        parser.error("--repeat, --deepdiff-repeat and --unchanged-loops must be at least 1")
+    if min(args.repeat, args.deepdiff_repeat, args.unchanged_loops, args.scale_repeat) < 1:
+        parser.error("--repeat, --deepdiff-repeat, --unchanged-loops and --scale-repeat must be at least 1")
+    try:
+        args.sizes = () if args.sizes == "none" else tuple(int(size) for size in args.sizes.split(","))
+    except ValueError:
+        parser.error(f"--sizes: not a comma-separated list of numbers: {args.sizes!r}")
+    if any(size < CHANGED_SHARE * 2 for size in args.sizes):
+        parser.error(f"--sizes: at least {CHANGED_SHARE * 2} tools each")
     return args
 
 
@@ -393,8 +517,21 @@ def main(argv: list[str] | None = None) -> int:
     deepdiff_results: list[DeepDiff] = []
     cases = [*our_cases(inputs, args.repeat), deepdiff_case(inputs, args.deepdiff_repeat, deepdiff_results),
              *unchanged_cases(inputs, args.repeat, args.unchanged_loops)]
+    for factory in EXTRA_CASES:
+        cases += factory(inputs, args.repeat)
     print(f"measuring {len(cases)} cases, interleaved; DeepDiff takes a few seconds per run ...", file=sys.stderr)
     timings = run_cases(cases)
+    scale: list[Case] = []
+    surfaces: dict[int, int] = {}
+    for size in args.sizes:
+        pairs = scale_inputs(args.seed, size, inputs if size == args.tools else None)
+        surfaces[size] = len(pairs)
+        scale += scale_cases(pairs, size, args.scale_repeat, max(1, args.unchanged_loops // 10))
+    if scale:
+        print(f"measuring {len(scale)} scaling cases at {', '.join(map(str, args.sizes))} tools, interleaved ...",
+              file=sys.stderr)
+        timings.update(run_cases(scale))
+    rows = scale_report(timings, surfaces)
 
     result = diff(load_surface(inputs.before), load_surface(inputs.after))
     deepdiff_items = sum(len(items) for items in deepdiff_results[0].values())
@@ -408,7 +545,8 @@ def main(argv: list[str] | None = None) -> int:
                    "tools_changed": len(result.tools.changed), "tools_added": len(result.tools.added),
                    "tools_removed": len(result.tools.removed)},
         "deepdiff_items": deepdiff_items,
-        "targets": targets(timings),
+        "scale": rows,
+        "targets": [*targets(timings), *scale_targets(rows), *(t for extra in EXTRA_TARGETS for t in extra(timings))],
         "other_ratios": other_ratios(timings),
         "sanity": sanity(inputs, result, deepdiff_items),
     }

@@ -52,6 +52,8 @@ def strict_templates(monkeypatch):
     "[DEPRECATED] Read a file.",
     "Deprecated: use read_text_file.",
     "Deprecated. Reads a file.",
+    "Deprecated",
+    "(Deprecated) Reads a file.",
     "This tool is deprecated. Use read_text_file instead.",
     "Reads a file (deprecated in favour of read_text_file).",
     "Reads a file; deprecated, please use read_text_file.",
@@ -64,6 +66,7 @@ def test_notices(text):
     "Replaces the deprecated read_file tool.",
     "Reads files, including deprecated formats.",
     "Lists deprecated packages of a project.",
+    "Deprecated fields are still accepted but ignored; prefer the documented replacements.",
     "Read a file.",
 ])
 def test_mentions_of_the_word_are_not_notices(text):

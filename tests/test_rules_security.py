@@ -16,8 +16,9 @@ from app import load_surface
 from app.diff import Severity, diff, registry
 from app.diff.model import Delta
 from app.diff.registry import variants
-from app.diff.rules.security import CUE_CLASSES, CUE_NAMES, hidden_in, normalise
+from app.diff.rules.security import _COMPILED, CUE_CLASSES, CUE_NAMES, CUE_PATTERNS, hidden_in, normalise
 from tests.conftest import fixture_path, load_json
+from tests.strategies import tools_lists
 
 BREAKING, RISKY = Severity.BREAKING, Severity.RISKY
 SCHEMA = {
@@ -538,3 +539,53 @@ def test_normalise_and_hidden_in_helpers():
     assert normalise("don\u2019t") == "don't"
     assert hidden_in("a\tb\nc\rd") == set()
     assert hidden_in("a\x01\u200b\U000E0041\x9f") == {"\x01", "\u200b", "\U000E0041", "\x9f"}
+
+
+@pytest.mark.parametrize(("cue", "pattern"), [(cue, p) for cue, ps in CUE_PATTERNS.items() for p in ps])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_cue_pattern_still_matches_through_its_class_scan(cue, pattern, data):
+    """The class scan (one alternation, behind a lookahead on the characters a match can start
+    with) finds every match each of its patterns finds, at the same place or earlier."""
+    import re
+
+    text = data.draw(st.from_regex(re.compile(pattern, re.IGNORECASE)))
+    alone = re.compile(pattern, re.IGNORECASE).search(text)
+    assert alone is not None
+    found = _COMPILED[cue].search(text)
+    assert found is not None and found.start() <= alone.start(), (cue, pattern, text)
+
+
+def _every_corpus_tool():
+    from tests.conftest import CORPUS_SERVERS, corpus_versions
+
+    for server in CORPUS_SERVERS:
+        for path in corpus_versions(server):
+            yield from load_surface(path).tools.values()
+    yield from load_surface(load_json(fixture_path("grouped.json"))).tools.values()
+
+
+def test_the_fast_value_walk_finds_what_the_placed_walk_finds_on_real_tools():
+    from app.diff.rules.security import tool_texts, tool_values
+
+    for real in _every_corpus_tool():
+        assert tool_values(real) == {t.value for t in tool_texts(real)} == {
+            t.value for t in tool_texts(real, places=False)}, real.name
+
+
+@settings(max_examples=80, deadline=None)
+@given(tools_lists(max_tools=3), st.lists(texts, min_size=1, max_size=6))
+def test_the_fast_value_walk_finds_what_the_placed_walk_finds(doc, words):
+    from app.diff.rules.security import tool_texts, tool_values
+
+    for tool_doc in doc["tools"]:  # sprinkle texts into every place a model reads one
+        schema = tool_doc["inputSchema"]
+        schema.setdefault("$comment", words[0])
+        schema["examples"] = [{"k": words[-1]}, words[0]]
+        for sub in schema.get("properties", {}).values():
+            if isinstance(sub, dict):
+                sub["title"] = words[len(words) // 2]
+        schema["dependencies"] = {"a": ["b"], "c": {"description": words[0]}}
+        schema["items"] = [{"description": words[-1]}, True]
+    for tool_doc in load_surface(doc).tools.values():
+        assert tool_values(tool_doc) == {t.value for t in tool_texts(tool_doc)}

@@ -38,7 +38,7 @@ from app.diff.registry import BREAKING, RISKY, rule
 from app.diff.textscan import NameIndex, normalise, notice_spans
 from app.jsontypes import JSON
 from app.model import Prompt, Tool
-from app.schemas import pointer, subschemas
+from app.schemas import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, pointer, subschemas
 from app.text import HIDDEN_RANGES, clip, codepoint_label, reveal
 
 C, D = "security", "surface"
@@ -169,6 +169,65 @@ def _schema_texts(schema: JSON, field: str, at: str, out: list[Text],
                               depth + 1))
             else:
                 stack.append((sub, "", "", depth + 1))
+
+
+_TEXT_KEYS = frozenset(("title", "description", "$comment"))
+_VALUE_KEYS = frozenset(("examples", "example", "default", "enum", "const"))
+_WALK: dict[str, str] = {
+    **dict.fromkeys(_TEXT_KEYS, "text"),
+    **dict.fromkeys(_VALUE_KEYS, "value"),
+    **dict.fromkeys(SCHEMA_MAP_KEYWORDS, "map"),
+    **dict.fromkeys(SCHEMA_LIST_KEYWORDS, "list"),
+    **dict.fromkeys(SCHEMA_KEYWORDS, "one"),
+    "dependencies": "map",
+}
+"""What :func:`schema_values` does with each keyword: one dict lookup per key of a schema."""
+
+
+def schema_values(schema: JSON, out: set[str]) -> None:
+    """The text values of :func:`_schema_texts` (``places=False``), as a set, in one pass over
+    each schema's keys: what the security rules compare before they need to know where a
+    text is. The same texts, budgets and depth limit (a property test checks the two agree)."""
+    seen: set[int] = set()
+    stack: list[tuple[JSON, int]] = [(schema, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict) or depth > MAX_DEPTH or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for key, value in node.items():
+            kind = _WALK.get(key)
+            if kind is None:
+                continue
+            if kind == "text":
+                if isinstance(value, str):
+                    out.add(value)
+            elif kind == "value":
+                found: list[Text] = []
+                _value_strings(value, "", "", found, places=False)
+                out.update(text.value for text in found)
+            elif kind == "map":
+                if isinstance(value, dict):
+                    if key == "properties":
+                        out.update(value)
+                    stack.extend((sub, depth + 1) for sub in value.values() if isinstance(sub, dict))
+            elif kind == "list" or isinstance(value, list):
+                if isinstance(value, list):
+                    stack.extend((sub, depth + 1) for sub in value if isinstance(sub, dict))
+            else:
+                stack.append((value, depth + 1))
+
+
+def tool_values(tool: Tool) -> set[str]:
+    """Every text value of a tool a model reads (:func:`tool_texts`, without places)."""
+    values: set[str] = set()
+    for text in (tool.title, tool.description,
+                 (tool.annotations or {}).get("title") if isinstance(tool.annotations, dict) else None):
+        if isinstance(text, str):
+            values.add(text)
+    schema_values(tool.input_schema, values)
+    schema_values(tool.output_schema, values)
+    return values
 
 
 def tool_texts(tool: Tool, places: bool = True) -> list[Text]:
@@ -319,8 +378,21 @@ CUE_ADVICE = {
                       "tool's text says so; call it only when the user's task needs it.",
 }
 CUE_CLASSES = tuple(CUE_LABELS)
-_COMPILED = {cue: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
-             for cue, patterns in CUE_PATTERNS.items()}
+CUE_FIRST_CHARS: dict[str, str | None] = {
+    "agent-instruction": "idfob<ysnmtal",
+    "concealment": "dnmswchkt",
+    "credential-path": r"~.iamcp/\-s",
+    "outbound-destination": None,  # an e-mail address may start with any word character
+}
+"""The characters any pattern of a class can start a match with (case-insensitively). A
+lookahead on them lets the engine skip every other position without trying each
+alternative there: the same matches, two to three times faster on ordinary text. A
+property test generates matches of every pattern and checks the class still finds them."""
+_COMPILED = {
+    cue: re.compile((f"(?=[{CUE_FIRST_CHARS[cue]}])" if CUE_FIRST_CHARS.get(cue) else "")
+                    + "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")", re.IGNORECASE)
+    for cue, patterns in CUE_PATTERNS.items()
+}
 """One alternation per class: its leftmost match, ties to the earlier pattern, is what the
 earliest of the separate patterns would find, in one scan instead of several."""
 
@@ -355,15 +427,20 @@ class CueFinder:
     def __init__(self, tools: Iterable[str]) -> None:
         self.index = NameIndex(name for name in tools if name and _identifier_like(name))
 
-    def find(self, text: str, own: frozenset[str] = frozenset()) -> dict[str, Cue]:
-        """The first match of each cue class in one text; ``own`` names are no reference."""
+    def find(self, text: str, own: frozenset[str] = frozenset(),
+             classes: Iterable[str] = CUE_CLASSES) -> dict[str, Cue]:
+        """The first match of each cue class (of ``classes``) in one text; ``own`` names are
+        no reference."""
         normal = normalise(text)
         found: dict[str, Cue] = {}
+        wanted = set(classes)
         for cue, pattern in _COMPILED.items():
+            if cue not in wanted:
+                continue
             best = pattern.search(normal)
             if best is not None:
                 found[cue] = Cue(cue, clip(best.group(0), SNIPPET), _context(normal, best.start()))
-        reference = self._tool_reference(normal, own)
+        reference = self._tool_reference(normal, own) if "tool-reference" in wanted else None
         if reference is not None:
             found["tool-reference"] = reference
         return found
@@ -427,26 +504,29 @@ def _advice(cue: Cue, target: Target) -> str:
     return CUE_ADVICE[cue.cue].format(subject=target.subject, snippet=cue.snippet)
 
 
-def _first_cues(finder: CueFinder, texts: list[Text], own: frozenset[str]) -> dict[str, tuple[Text, Cue]]:
-    """Each cue class found in ``texts``, with the first text (in order) that carries it."""
+def _first_cues(finder: CueFinder, texts: list[Text], own: frozenset[str],
+                classes: set[str]) -> dict[str, tuple[Text, Cue]]:
+    """Each of ``classes`` (known to be in ``texts``) with the first text (in order) that
+    carries it; only the classes not yet placed are looked for in each next text."""
     first: dict[str, tuple[Text, Cue]] = {}
     for text in texts:
-        for cue_id, cue in finder.find(text.value, own).items():
+        missing = classes - first.keys()
+        if not missing:
+            break
+        for cue_id, cue in finder.find(text.value, own, missing).items():
             first.setdefault(cue_id, (text, cue))
     return first
 
 
 def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text], finder: CueFinder,
-             own: frozenset[str] = frozenset()) -> None:
-    """Hidden characters and cue classes the after-texts introduce.
+             own: frozenset[str], cues: set[str]) -> None:
+    """Hidden characters and the cue classes ``cues`` (found in fresh texts and in no
+    before-text) that the after-texts introduce, each at its first place.
 
     Only texts whose value no before-text has can introduce anything (an identical text
-    carries the same characters and cues), so the others are never scanned; and the
-    before-texts are scanned for cues only when a fresh text carries one."""
+    carries the same characters and cues), so the others are never scanned."""
     before_values = {text.value for text in before}
     fresh = [text for text in after if text.value not in before_values]
-    if not fresh:
-        return
     known_chars: set[str] = set()
     for text in before:
         known_chars |= hidden_in(text.value)
@@ -460,20 +540,17 @@ def _compare(out: Emitter, target: Target, before: list[Text], after: list[Text]
         out.emit("security.hidden-unicode", target.scope, field=text.field, path=target.base + text.at,
                  before=_excerpt(old, min(focus, len(old))) if old is not None else None,
                  after=_excerpt(text.value, focus), chars=_chars_label(introduced), subject=target.subject)
-    cues = _first_cues(finder, fresh, own)
-    if not cues:
-        return
-    known_cues = finder.classes(sorted(before_values), own)
-    for cue_id, (text, cue) in sorted(cues.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
-        if cue_id in known_cues:
-            continue
+    found = _first_cues(finder, fresh, own, cues) if cues else {}
+    for cue_id, (text, cue) in sorted(found.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
         out.emit("security.instruction-cue", target.scope, field=text.field, path=target.base + text.at,
                  before=None, after=_shown(cue), cue=cue_id, cue_label=CUE_LABELS[cue_id], snippet=cue.snippet,
                  advice=_advice(cue, target), subject=target.subject)
 
 
-def _new(out: Emitter, target: Target, texts: list[Text], finder: CueFinder, own: frozenset[str] = frozenset()) -> None:
-    """A new tool or prompt: one delta per cue class it carries, hidden characters included."""
+def _new(out: Emitter, target: Target, texts: list[Text], finder: CueFinder, own: frozenset[str],
+         cues: set[str]) -> None:
+    """A new tool or prompt: one delta per cue class it carries (``cues``, found on its values),
+    hidden characters included."""
     hidden = [(text, hidden_in(text.value)) for text in texts]
     hidden = [(text, chars) for text, chars in hidden if chars]
     if hidden:
@@ -481,30 +558,62 @@ def _new(out: Emitter, target: Target, texts: list[Text], finder: CueFinder, own
         out.emit("security.new-tool-cue", target.scope, field=text.field, path=target.base + text.at,
                  before=None, after=_excerpt(text.value, _first_hidden(text.value, chars)), when="hidden unicode",
                  chars=_chars_label(chars), subject=target.subject, places=len(hidden))
-    for cue_id, (text, cue) in sorted(_first_cues(finder, texts, own).items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
+    found = _first_cues(finder, texts, own, cues) if cues else {}
+    for cue_id, (text, cue) in sorted(found.items(), key=lambda kv: CUE_CLASSES.index(kv[0])):
         out.emit("security.new-tool-cue", target.scope, field=text.field, path=target.base + text.at,
                  before=None, after=_shown(cue), when="cue", cue=cue_id, cue_label=CUE_LABELS[cue_id],
                  snippet=cue.snippet, advice=_advice(cue, target), subject=target.subject)
 
 
+def _introduced(finder: CueFinder, fresh: set[str], before: set[str], own: frozenset[str]) -> tuple[bool, set[str]]:
+    """What the fresh texts introduce that the before-texts lack: whether any hidden
+    character, and which cue classes. One joined scan per class over the fresh texts, and
+    over the before-texts only when a fresh text carries a class; no place strings."""
+    fresh_chars = set().union(*map(hidden_in, fresh))
+    hidden = bool(fresh_chars - set().union(*map(hidden_in, before))) if fresh_chars else False
+    cues = finder.classes(sorted(fresh), own)
+    if cues:
+        cues -= finder.classes(sorted(before), own)
+    return hidden, cues
+
+
 def compare_tool_security(out: Emitter, before: Tool, after: Tool, tool_names: frozenset[str]) -> None:
     """A changed tool (or a renamed pair): what its after-texts introduce. Most changes
-    are structural (a bound, a required argument): when every after-text already is a
-    before-text, nothing can be introduced and no place strings are built at all."""
-    if {t.value for t in tool_texts(after, places=False)} <= {t.value for t in tool_texts(before, places=False)}:
+    are structural (a bound, a required argument) or rewordings that introduce nothing:
+    those are settled on the texts' values alone, and place strings (fields, pointers) are
+    built only when something was introduced."""
+    after_values, before_values = tool_values(after), tool_values(before)
+    fresh = after_values - before_values
+    if not fresh:
         return
-    _compare(out, _tool_target(after), tool_texts(before), tool_texts(after), finder_for(tool_names),
-             frozenset((before.name, after.name)))
+    own = frozenset((before.name, after.name))
+    finder = finder_for(tool_names)
+    hidden, cues = _introduced(finder, fresh, before_values, own)
+    if hidden or cues:
+        _compare(out, _tool_target(after), tool_texts(before), tool_texts(after), finder, own, cues)
 
 
 def new_tool_security(out: Emitter, tool: Tool, tool_names: frozenset[str]) -> None:
-    """An added tool: every cue class and hidden character its texts carry."""
-    _new(out, _tool_target(tool), tool_texts(tool), finder_for(tool_names), frozenset((tool.name,)))
+    """An added tool: every cue class and hidden character its texts carry (settled on the
+    values first: most new tools carry none, and then no place strings are built)."""
+    finder, own = finder_for(tool_names), frozenset((tool.name,))
+    values = tool_values(tool)
+    cues = finder.classes(sorted(values), own)
+    if cues or any(map(hidden_in, values)):
+        _new(out, _tool_target(tool), tool_texts(tool), finder, own, cues)
 
 
 def compare_prompt_security(out: Emitter, before: Prompt | None, after: Prompt, tool_names: frozenset[str]) -> None:
     """A changed prompt, or (``before`` None) a new one, graded like a new tool."""
+    finder, own = finder_for(tool_names), frozenset[str]()
+    texts = prompt_texts(after)
     if before is None:
-        _new(out, _prompt_target(after), prompt_texts(after), finder_for(tool_names))
-    else:
-        _compare(out, _prompt_target(after), prompt_texts(before), prompt_texts(after), finder_for(tool_names))
+        _new(out, _prompt_target(after), texts, finder, own, finder.classes([t.value for t in texts], own))
+        return
+    old = prompt_texts(before)
+    before_values = {t.value for t in old}
+    fresh = {t.value for t in texts} - before_values
+    if fresh:
+        hidden, cues = _introduced(finder, fresh, before_values, own)
+        if hidden or cues:
+            _compare(out, _prompt_target(after), old, texts, finder, own, cues)
