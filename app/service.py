@@ -452,13 +452,14 @@ def tool_statuses(gov: Governance, server: str) -> list[dict[str, JSON]]:
             names = sorted(live.surface_document.get("tools", {})) if live else []
         return [{"tool": name, "status": "unchanged", "maxSeverity": None, "counts": _counts(None)} for name in names]
     tools = live.result.get("tools", {})
+    per_tool: dict[str, dict[str, int]] = {}  # one pass over the deltas, not one per tool
+    for delta in live.result.get("deltas", []):
+        counts = per_tool.setdefault(delta.get("tool"), {s.value: 0 for s in Severity})
+        counts[delta["severity"]] += 1
     rows = []
     for status in ("removed", "added", "changed", "unchanged"):
         for name in tools.get(status, []):
-            counts = {s.value: 0 for s in Severity}
-            for delta in live.result.get("deltas", []):
-                if delta.get("tool") == name:
-                    counts[delta["severity"]] += 1
+            counts = dict(per_tool.get(name) or {s.value: 0 for s in Severity})
             worst = next((s.value for s in Severity if counts[s.value]), None)
             rows.append({"tool": name, "status": status, "maxSeverity": worst, "counts": counts})
     return sorted(rows, key=lambda row: row["tool"])

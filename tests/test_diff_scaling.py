@@ -192,3 +192,32 @@ def test_the_unchanged_check_costs_the_same_at_50_and_5000_tools():
 
     ratio = best(5000) / best(50)
     assert ratio < 5, f"the unchanged check at 5,000 tools took {ratio:.1f}x what it takes at 50"
+
+
+def test_the_dashboard_tool_rows_grow_linearly_with_the_tools():
+    """tool_statuses() counted each tool's deltas by walking every delta once per tool."""
+    from types import SimpleNamespace
+
+    from app.service import tool_statuses
+
+    def rows_calls(n: int) -> int:
+        result = diff(*_pair(all_renamed, n)).to_json()
+        live = SimpleNamespace(result=result, surface_document={})
+        gov = SimpleNamespace(store=SimpleNamespace(live=lambda server: live))
+        count = 0
+
+        def hook(frame: object, event: str, arg: object) -> None:
+            nonlocal count
+            if event in ("call", "c_call"):
+                count += 1
+
+        sys.setprofile(hook)
+        try:
+            rows = tool_statuses(gov, "s")  # type: ignore[arg-type]
+        finally:
+            sys.setprofile(None)
+        assert len(rows) == 2 * n and all(row["counts"]["BREAKING"] + row["counts"]["SAFE"] for row in rows)
+        return count
+
+    ratio = rows_calls(LARGE) / rows_calls(SMALL)
+    assert ratio < LINEAR * 1.5, f"{ratio:.1f}x the calls for {LINEAR:.0f}x the tools"
