@@ -1,11 +1,5 @@
-"""The one JSON type: any JSON value.
+"""The one JSON type, re-exported from :mod:`mcp_governance.jsontypes` (the client uses it too)."""
 
-``Any`` rather than a recursive union: parsed documents are walked with ``isinstance``
-where it matters, and a recursive alias would make every subscript of a parsed document a
-type error. Standard library only, so every module can import it.
-"""
+from mcp_governance.jsontypes import JSON
 
-from typing import Any, TypeAlias
-
-JSON: TypeAlias = Any
-"""Any JSON value: ``dict[str, JSON]``, ``list[JSON]``, ``str``, ``int``, ``float``, ``bool`` or ``None``."""
+__all__ = ["JSON"]

@@ -25,8 +25,11 @@ from app.model import Resource, Surface, Tool
 from app.problems import InputError
 from app.tomltext import json_item, key_item, string_item
 
+# The one server-name rule lives with the client, which checks names too; re-exported here.
+from mcp_governance.names import SERVER_NAME as SERVER_NAME
+from mcp_governance.names import server_name_problem
+
 LOCKFILE_VERSION = 1
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 HEADER_FIELDS = (
@@ -63,13 +66,10 @@ SECTIONS = {"tools": TOOL_FIELDS, "prompts": PROMPT_FIELDS, "resources": RESOURC
 
 
 def check_server_name(name: JSON, where: str) -> str:
-    """Server names become file names: ``^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$``, never a path."""
-    if not isinstance(name, str) or not SERVER_NAME.match(name) or name in (".", ".."):
-        raise InputError(
-            f"{name!r} is not a valid server name (letters, digits, '_', '.', '-'; "
-            "starting with a letter or digit; at most 128 characters)",
-            where,
-        )
+    """Server names become file names (:mod:`mcp_governance.names`, the one rule), never a path."""
+    problem = server_name_problem(name)
+    if problem is not None:
+        raise InputError(problem, where)
     return name
 
 

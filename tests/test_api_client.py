@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.client import GovernanceClient, GovernanceError
+from mcp_governance.client import GovernanceClient, GovernanceError
 from tests.helpers_service import GRANTS, TOKENS, V1, V1_SAFE, V2_BREAKING, free_port, make_app, uvicorn_thread
 
 

@@ -24,9 +24,9 @@ from app.awareness import (
 )
 from app.diff import diff
 from app.diff.model import Delta, DiffResult, Severity, ToolChanges
-from app.errors import ContractAwareness, ContractChange, parse_tool_error
 from app.text import is_invisible
 from app.xmltext import clean
+from mcp_governance.errors import ContractAwareness, ContractChange, parse_tool_error
 from tests.conftest import fixture_path, load_json
 
 BREAKING, RISKY, SAFE, COSMETIC = Severity.BREAKING, Severity.RISKY, Severity.SAFE, Severity.COSMETIC

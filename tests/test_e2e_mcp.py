@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from app.errors import parse_tool_error
+from mcp_governance.errors import parse_tool_error
 from tests.service_fixtures import (
     BILLING_SERVER,
     RunningService,

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.types import CallToolResult, TextContent
 
-import app.errors as errors_module
-from app.errors import (
+import mcp_governance.errors as errors_module
+from mcp_governance.errors import (
     CanonicalCode,
     ContractAwareness,
     ContractChange,

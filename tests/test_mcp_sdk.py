@@ -16,15 +16,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.server.mcpserver.tools import Tool
 
-from app.client import GovernanceClient
-from app.errors import (
+from mcp_governance.client import GovernanceClient
+from mcp_governance.errors import (
     INTERNAL_ERROR_RECOVERY,
     ToolError,
     error,
     parse_tool_error,
     tool_error,
 )
-from app.integrations.mcp_sdk import Governed, govern
+from mcp_governance.integrations import Governed, govern
 from tests.service_fixtures import (
     RunningService,
     billing_module,
@@ -303,8 +303,21 @@ def test_the_sdks_own_errors_and_successes_pass_unchanged():
     assert sdk.is_error is True and text_of(sdk) == "Error executing tool raises_sdk_error: the SDK's own way"
     ok = call(server, "fine", {"id": "x"})
     assert ok.is_error is False and text_of(ok) == "ok x"
+
+
+def test_a_call_to_an_unknown_tool_gets_unknown_action_with_the_available_tools():
+    # The service is down here: no awareness, but the model still learns what it can call.
+    server = error_server()
     unknown = call(server, "nope", {})
-    assert unknown.is_error is True and text_of(unknown) == "Unknown tool: nope"
+    info = parse_tool_error(text_of(unknown))
+    assert unknown.is_error is True and info is not None
+    assert (info.code, info.details, info.awareness) == ("UNKNOWN_ACTION", {"tool": "nope"}, None)
+    assert set(info.available_actions) == set(run(lambda: tool_names(server)))
+    assert "nope" not in info.available_actions and "fine" in info.available_actions
+
+
+async def tool_names(server: MCPServer) -> list[str]:
+    return [tool.name for tool in await server.list_tools()]
 
 
 def test_validation_still_comes_first_for_an_envelope_returning_tool():

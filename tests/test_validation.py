@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from app import load_surface
 from app.awareness import RECOVERY, describe_problem, render_awareness, render_validation_error, show_value
 from app.diff import diff
-from app.errors import parse_tool_error
 from app.text import is_invisible
 from app.validation import MISSING, PROBLEM_KINDS, ROOT, Problem, as_problem, dotted_path, validate_arguments
+from mcp_governance.errors import parse_tool_error
 from tests.conftest import fixture_path, load_json
 from tests.strategies import json_values, schemas
 

@@ -1,2 +1,1 @@
-"""Integrations with MCP server frameworks. Each module imports its framework itself, so
-``app`` imports without any of them (they are optional extras: ``mcp-governance[mcp]``)."""
+"""Moved to the light client: :mod:`mcp_governance.integrations` (``mcp_sdk`` re-exports it)."""
