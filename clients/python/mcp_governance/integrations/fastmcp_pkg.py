@@ -19,6 +19,7 @@ transport and fastmcp's in-memory ``Client`` enter.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -29,7 +30,7 @@ from fastmcp.exceptions import FastMCPError, NotFoundError
 from fastmcp.exceptions import ToolError as FastMCPToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware
-from fastmcp.tools.base import ToolResult
+from pydantic import ValidationError as PydanticValidationError
 
 from mcp_governance.client import GovernanceClient
 from mcp_governance.errors import ToolErrorEnvelope, error_from_exception
@@ -38,10 +39,25 @@ from mcp_governance.jsontypes import JSON
 
 log = logging.getLogger("mcp_governance.fastmcp")
 
-try:  # fastmcp 3+ uses the mcp-types package; earlier releases the SDK's module
-    from mcp_types import TextContent
-except ImportError:  # pragma: no cover - depends on the installed fastmcp
-    from mcp.types import TextContent  # type: ignore[no-redef]
+
+
+def _first(modules: tuple[str, ...], name: str) -> Any:
+    """``name`` from the first of ``modules`` that exists (where it lives moved between releases)."""
+    for module in modules:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue
+    raise ImportError(f"cannot import {name} from {' or '.join(modules)}")
+
+
+# fastmcp 3+ / fastmcp 2; fastmcp 4 takes MCP types from the mcp-types package, earlier ones from the SDK.
+ToolResult: Any = _first(("fastmcp.tools.base", "fastmcp.tools.tool"), "ToolResult")
+TextContent: Any = _first(("mcp_types", "mcp.types"), "TextContent")
+
+# fastmcp 2's ToolResult has no is_error: an error is then raised as fastmcp's ToolError,
+# whose text the client gets as is (isError true).
+_RESULTS_CARRY_ERRORS = "is_error" in inspect.signature(ToolResult).parameters
 
 
 def _tool_result(result: dict[str, Any]) -> ToolResult:
@@ -49,11 +65,11 @@ def _tool_result(result: dict[str, Any]) -> ToolResult:
     ``ToolError`` where ``ToolResult`` has no ``is_error`` (older fastmcp)."""
     content = [TextContent(type="text", text=item["text"]) if item.get("type") == "text" else item
                for item in result["content"]]
-    if "is_error" in ToolResult.model_fields:
+    if _RESULTS_CARRY_ERRORS:
         return ToolResult(content=content, is_error=bool(result["isError"]))
-    if result["isError"]:  # pragma: no cover - older fastmcp
+    if result["isError"]:
         raise FastMCPToolError("\n".join(item["text"] for item in result["content"] if item.get("type") == "text"))
-    return ToolResult(content=content)  # pragma: no cover - older fastmcp
+    return ToolResult(content=content)
 
 
 def envelope_result(envelope: ToolErrorEnvelope) -> ToolResult:
@@ -83,11 +99,19 @@ def _returning_results(fn: Callable[..., Any]) -> Callable[..., Any]:
 class GovernedFastMCPPackage(Governed):
     framework = "fastmcp"
 
-    async def _tools(self) -> list[Any]:
+    async def _listed(self, kind: str) -> list[Any]:
+        """The server's components of one kind: ``list_<kind>()`` (fastmcp 3+, without
+        middleware), else ``get_<kind>()`` (fastmcp 2, a dict by key)."""
         server = self.server
-        if hasattr(server, "list_tools"):
-            return list(await server.list_tools(run_middleware=False))
-        return list((await server.get_tools()).values())  # pragma: no cover - fastmcp 2.x
+        listing = getattr(server, f"list_{kind}", None)
+        if listing is not None:
+            if "run_middleware" in inspect.signature(listing).parameters:
+                return list(await listing(run_middleware=False))
+            return list(await listing())
+        return list((await getattr(server, f"get_{kind}")()).values())
+
+    async def _tools(self) -> list[Any]:
+        return await self._listed("tools")
 
     async def surface(self) -> dict[str, JSON]:
         server = self.server
@@ -95,9 +119,9 @@ class GovernedFastMCPPackage(Governed):
         version = getattr(server, "version", None)
         if version:
             info["version"] = str(version)
-        prompts = await server.list_prompts(run_middleware=False)
-        resources = await server.list_resources(run_middleware=False)
-        templates = await server.list_resource_templates(run_middleware=False)
+        prompts = await self._listed("prompts")
+        resources = await self._listed("resources")
+        templates = await self._listed("resource_templates")
         return {
             "serverInfo": info,
             "tools": [dump(tool.to_mcp_tool()) for tool in await self._tools()],
@@ -134,7 +158,7 @@ class GovernedFastMCPPackage(Governed):
             return await call_next(context)
         except NotFoundError:
             return envelope_result(await self.unknown_tool(name))
-        except FastMCPValidationError:
+        except (FastMCPValidationError, PydanticValidationError):  # fastmcp 2 lets pydantic's through bare
             xml = await self.validation_error(name, arguments)
             if xml is None:
                 raise  # fastmcp's own validation message, unchanged
