@@ -30,6 +30,7 @@ from mcp_governance.errors import (
     raise_for_tool_error,
     to_call_tool_result,
     tool_error,
+    unknown_tool_error,
     with_warning,
 )
 
@@ -875,3 +876,68 @@ def test_parse_of_render_is_identity_for_any_text(envelope):
 def test_surrounding_prose_does_not_matter(envelope, prose):
     info = parse_tool_error(f"{prose}{envelope.render()}{prose}")
     assert info is not None and info.to_envelope() == envelope
+
+
+# --------------------------------------------------------------------------- embedded awareness
+
+
+def service_sections() -> list[str]:
+    """Real ``<contract_awareness>`` sections, as the service renders them (git corpus)."""
+    from app import diff, load_surface
+    from app.awareness import render_awareness
+    from tests.conftest import corpus_versions
+
+    versions = corpus_versions("git")
+    result = diff(load_surface(versions[0]), load_surface(versions[-1]))
+    sections = [render_awareness(result, tool) for tool in sorted({d.tool for d in result.deltas if d.tool})]
+    return [section for section in sections if section]
+
+
+SECTIONS = service_sections()
+
+
+def test_the_corpus_gives_sections_to_embed():
+    assert len(SECTIONS) >= 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(envelopes(), st.sampled_from(SECTIONS))
+def test_an_embedded_awareness_survives_render_and_parse(envelope, section):
+    carried = ToolErrorEnvelope(**{**envelope.__dict__, "awareness": section})
+    text = carried.render()
+    root = ET.fromstring(text)  # one well-formed document, the section inside
+    assert root.find("contract_awareness") is not None
+    info = parse_tool_error(text)
+    assert info is not None and info.awareness_xml == section.strip()
+    assert info.awareness == parse_tool_error(section).awareness
+    assert info.to_envelope() == carried
+
+
+@pytest.mark.parametrize("section, problem", [
+    ("<contract_awareness><change>", "not well-formed"),
+    ("<tool_error code='X'><message>m</message></tool_error>", "must be a <contract_awareness>"),
+    ("plain words", "not well-formed"),
+])
+def test_an_awareness_that_is_not_a_section_is_refused(section, problem):
+    with pytest.raises(ValueError, match=problem):
+        ToolErrorEnvelope(code="X", message="m", awareness=section)
+
+
+def test_an_unknown_tool_lists_what_the_server_has_and_counts_the_rest():
+    envelope = unknown_tool_error("add", [f"tool_{i}" for i in range(60)], max_listed=50)
+    info = parse_tool_error(envelope.render())
+    assert info is not None and (info.code, info.severity) == ("UNKNOWN_ACTION", "error")
+    assert info.available_actions == tuple(f"tool_{i}" for i in range(50))
+    assert info.details == {"tool": "add", "unlisted_tools": "10"}
+    assert info.message == 'Unknown tool "add": this server has no tool of that name.'
+    assert info.awareness is None and "available tools" in (info.recovery or "")
+
+
+def test_an_unknown_tool_carries_the_awareness_and_leads_with_its_fix():
+    section = next(s for s in SECTIONS if "<fix>" in s)
+    fix = next(change.fix for change in parse_tool_error(section).awareness.changes if change.fix)
+    envelope = unknown_tool_error("git_add", ["git_status"], awareness=section)
+    info = parse_tool_error(to_call_tool_result(envelope).content[0].text)
+    assert info is not None and info.awareness_xml == section.strip()
+    assert info.recovery is not None and info.recovery.startswith(fix)
+    assert "no longer in this server's contract" in info.message

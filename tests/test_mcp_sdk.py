@@ -25,6 +25,7 @@ from mcp_governance.errors import (
     tool_error,
 )
 from mcp_governance.integrations import Governed, govern
+from mcp_governance.integrations._core import MARK
 from tests.service_fixtures import (
     RunningService,
     billing_module,
@@ -355,3 +356,28 @@ def test_a_down_service_never_delays_start_up(billing):
         assert run(scenario) < 1.0
     finally:
         silent.close()
+
+
+def test_an_unknown_tool_carries_the_services_awareness_for_its_name():
+    """Against the service contract of issue 10: ``GET /servers/{s}/awareness?tool=X`` answers
+    for a tool the lock knows and the live surface lacks (here a stand-in service)."""
+    import httpx
+
+    section = ("<contract_awareness>\n  <system_note>The tool add was renamed.</system_note>\n"
+               "  <contract_changes>\n    <change severity=\"BREAKING\" rule=\"tool.renamed\" field=\"add\">\n"
+               "      <description>Tool \"add\" was renamed to \"fine\"</description>\n"
+               "      <fix>Use fine.</fix>\n    </change>\n  </contract_changes>\n</contract_awareness>")
+    asked: list[str] = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        asked.append(f"{request.url.path}?{request.url.query.decode()}")
+        return httpx.Response(200, text=section)
+
+    server = error_server()
+    governed = getattr(server, MARK)
+    governed.client = GovernanceClient("http://governance.test", transport=httpx.MockTransport(service))
+    info = parse_tool_error(text_of(call(server, "add", {"a": 1})))
+    assert asked == ["/servers/errors/awareness?tool=add&max=5"]
+    assert info is not None and info.code == "UNKNOWN_ACTION" and info.awareness_xml == section
+    assert info.recovery is not None and info.recovery.startswith("Use fine.")
+    assert "fine" in info.available_actions
