@@ -182,6 +182,9 @@ class Surface:
     server_info: dict[str, JSON] | None = None
     generated_at: str | None = None
     """When a lockfile was written; never part of a digest."""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+    """What the reader had to assume to read the input (a spec-breaking schema, read as
+    clients read it), one line each, for the faces to show; never part of a digest."""
 
     @cached_property
     def integrity_digest(self) -> str:

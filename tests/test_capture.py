@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from app.capture import capture_from_command, capture_from_url, check_loopback_url
+from app.capture import capture_from_command, capture_from_url, check_url
 from app.cli import main
 from app.ingest.load import surface_from_json
 from app.problems import InputError
@@ -127,7 +128,7 @@ def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path):
         capture_from_command([sys.executable, "-c", code], timeout=0.5)
     elapsed = time.monotonic() - started
     assert str(caught.value) == "--from-command: the MCP server did not answer initialize within 0.5 s"
-    # The deadline, then the SDK's shutdown: stdin closed, 2 s grace, SIGTERM to its process group.
+    # The deadline, then the shutdown: stdin closed, 2 s grace, SIGTERM to its process group.
     assert elapsed < 0.5 + 5.0
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
@@ -139,7 +140,7 @@ def test_a_server_that_crashes_is_named_with_its_last_stderr_line():
     with pytest.raises(InputError) as caught:
         capture_from_command([sys.executable, "-c", code], timeout=10)
     message = str(caught.value)
-    assert message.startswith("--from-command: the MCP server failed during initialize:")
+    assert message.startswith("--from-command: the MCP server stopped during initialize")
     assert message.endswith("(its stderr: config missing: BILLING_DB)")
 
 
@@ -151,19 +152,27 @@ def test_a_command_that_does_not_exist_or_is_empty_is_one_line():
 
 
 @pytest.mark.parametrize("url", [
-    "http://example.com/mcp", "https://10.0.0.1:8000/mcp", "http://127.0.0.1.nip.io/mcp",
-    "http://user@evil.test/mcp", "ftp://127.0.0.1/mcp", "127.0.0.1:8000/mcp", "http://[::1/mcp",
+    "http://example.com/mcp", "http://10.0.0.1:8000/mcp", "http://127.0.0.1.nip.io/mcp", "http://user@evil.test/mcp",
 ])
-def test_a_url_that_is_not_loopback_http_is_refused(url):
+def test_plain_http_to_another_host_is_refused_unless_insecure(url):
     with pytest.raises(InputError) as caught:
         capture_from_url(url, timeout=1)
+    assert str(caught.value).startswith("--from-url: plain http to ")
+    assert str(caught.value).endswith("use https://, or pass --insecure to allow it")
+    assert check_url(url, insecure=True) == url
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/mcp", "127.0.0.1:8000/mcp", "http://[::1/mcp", "https:///mcp"])
+def test_a_url_that_is_not_http_is_refused(url):
+    with pytest.raises(InputError) as caught:
+        capture_from_url(url, timeout=1, insecure=True)
     assert str(caught.value).startswith("--from-url: ")
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000/mcp", "http://localhost/mcp", "https://[::1]:9/mcp",
-                                 "http://LOCALHOST:1/"])
-def test_loopback_urls_are_accepted(url):
-    assert check_loopback_url(url) == url
+                                 "http://LOCALHOST:1/", "https://mcp.example.com/mcp", "https://10.0.0.1/mcp"])
+def test_loopback_http_and_any_https_urls_are_accepted(url):
+    assert check_url(url) == url
 
 
 @pytest.fixture
@@ -196,19 +205,21 @@ def test_an_unreachable_url_is_one_line():
     sock = loopback_socket()
     port = sock.getsockname()[1]
     sock.close()
-    with pytest.raises(InputError, match=r"^--from-url: the MCP server failed during initialize: "):
+    with pytest.raises(InputError, match=rf"^--from-url: cannot reach http://127.0.0.1:{port}/mcp: "):
         capture_from_url(f"http://127.0.0.1:{port}/mcp", timeout=5)
 
 
-def test_without_the_sdk_app_imports_and_a_capture_says_what_to_install():
+def test_a_capture_needs_no_mcp_sdk(tmp_path):
+    """Raw JSON-RPC: the SDK is blocked in the capturing process (the server still uses it)."""
+    script = tmp_path / "paged.py"
+    script.write_text(PAGED_SERVER, encoding="utf-8")
     code = ("import sys; sys.modules['mcp'] = None\n"
-            "import app.capture, app.cli, app.errors, app.integrations\n"
             "from app.cli import main\n"
-            "raise SystemExit(main(['lock', '--from-command', 'python server.py', '-o', '-']))")
+            f"raise SystemExit(main(['lock', '--from-command', {shlex.join([sys.executable, str(script)])!r}, "
+            "'-o', '-']))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.strip() == ("mcp-governance: error: capturing from a running server needs the MCP SDK: "
-                                   "pip install 'mcp-governance[mcp]'")
+    assert done.returncode == 0, done.stderr
+    assert "5 tools in 3 pages" in done.stderr and 'server = "paged"' in done.stdout
 
 
 # --------------------------------------------------------------------------- CLI
@@ -269,8 +280,8 @@ def test_cli_needs_exactly_one_source(tmp_path, capsys):
     assert "(got --from-command and --from-url)" in usage_error(
         capsys, "live", "--from-command", "x", "--from-url", "http://127.0.0.1/", "--url", "http://127.0.0.1:1")
     code, _, err = cli(capsys, "check", "--from-url", "http://example.com/mcp", "--server", "x")
-    assert code == 2 and err.strip() == ("mcp-governance: error: --from-url: 'example.com' is not a loopback address; "
-                                         "only 127.0.0.1, ::1 and localhost are allowed")
+    assert code == 2 and err.strip() == ("mcp-governance: error: --from-url: plain http to 'example.com' would send "
+                                         "the request in clear text: use https://, or pass --insecure to allow it")
 
 
 def test_cli_refuses_a_server_name_it_cannot_use(tmp_path, capsys):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from app.diff import Severity
 from app.ingest.load import FORMATS, load_surface, surface_from_bytes, surface_from_json
-from app.lockfile import SERVER_NAME
 from app.model import Surface
 from app.store.atomic import write_atomic
+from mcp_governance.names import is_server_name
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
 DEFAULT_LOCKFILES = "lockfiles"
@@ -31,13 +31,21 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def warn_about(surface: Surface, where: str) -> Surface:
+    """One line on stderr per assumption the reader made (a spec-breaking schema)."""
+    for warning in surface.warnings:
+        print(f"mcp-governance: warning: {where}: {warning}", file=sys.stderr)
+    return surface
+
+
 def read_input(source: str, input_format: str | None, server: str | None = None,
                server_version: str | None = None) -> Surface:
     """A surface from a path, or from stdin when ``source`` is ``-``."""
     if source == "-":
         surface = surface_from_bytes(sys.stdin.buffer.read(), input_format, "<stdin>")
-        return load_surface(surface, server=server, server_version=server_version)
-    return load_surface(source, input_format=input_format, server=server, server_version=server_version)
+        return warn_about(load_surface(surface, server=server, server_version=server_version), "<stdin>")
+    return warn_about(load_surface(source, input_format=input_format, server=server, server_version=server_version),
+                      source)
 
 
 def write_output(text: str, destination: str) -> None:
@@ -87,14 +95,25 @@ def add_live_source(parser: argparse.ArgumentParser, positional: str = "SURFACE"
     """``--from-command`` / ``--from-url``: the alternative to the ``positional`` file."""
     group = parser.add_argument_group(
         "reading the surface from a running MCP server",
-        f"Instead of {positional}: start or connect to the server with the official MCP SDK, list its tools "
-        "(every page), prompts and resources, and disconnect. Progress goes to stderr.")
+        f"Instead of {positional}: start or connect to the server, list its tools (every page), prompts and "
+        "resources over plain JSON-RPC, and disconnect. What it answers is read like a file: a schema that "
+        "breaks the spec is read as MCP clients read it, with one warning per problem. The server version "
+        "recorded is --server-version, else the version pinned in a package runner's command (npx PKG@V, "
+        "uvx PKG==V, uvx --from PKG==V, pipx run PKG==V), else serverInfo.version marked \"(self-reported)\". "
+        "Progress goes to stderr.")
     group.add_argument("--from-command", metavar="CMD",
-                       help='start this MCP server over stdio, e.g. "python server.py" (POSIX quoting, no shell; '
-                            "it inherits this environment), and stop it afterwards")
+                       help='start this MCP server over stdio, e.g. "python server.py" or "npx -y PKG@1.2.3 ARGS" '
+                            "(POSIX quoting, no shell; it inherits this environment), and stop it afterwards")
     group.add_argument("--from-url", metavar="URL",
-                       help="a streamable-HTTP MCP server on a loopback address (127.0.0.1, ::1, localhost), "
-                            "e.g. http://127.0.0.1:3000/mcp")
+                       help="a streamable-HTTP MCP server, e.g. https://mcp.example.com/mcp (plain http only to "
+                            "127.0.0.1, ::1 or localhost, unless --insecure)")
+    group.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                       help="with --from-url: send this header with every request (repeatable)")
+    group.add_argument("--token-env", metavar="VAR",
+                       help="with --from-url: send 'Authorization: Bearer $VAR' (the token stays out of the "
+                            "command line and of every message)")
+    group.add_argument("--insecure", action="store_true",
+                       help="with --from-url: allow plain http to another host")
     group.add_argument("--timeout", type=float, default=30.0, metavar="S",
                        help="give up when the server has not answered within S seconds (default: 30)")
     parser.set_defaults(source_parser=parser)
@@ -111,18 +130,37 @@ def read_source(args: argparse.Namespace, source: str | None, positional: str = 
         # A usage error, reported like argparse's own (usage line, exit 2).
         args.source_parser.error(f"give exactly one of {positional}, --from-command or --from-url"
                                  + (f" (got {' and '.join(given)})" if given else ""))
+    if args.from_url is None and (args.header or args.token_env or args.insecure):
+        args.source_parser.error("--header, --token-env and --insecure go with --from-url")
     if source is not None:
         return read_input(source, input_format, server, server_version), source
-    from app.capture import capture_from_command, capture_from_url
+    from app import capture
 
     if args.from_command is not None:
         where = "--from-command"
-        captured = capture_from_command(args.from_command, timeout=args.timeout, progress=progress)
+        captured = capture.capture_from_command(args.from_command, timeout=args.timeout, progress=progress)
+        pinned = capture.package_version(capture.command_argv(args.from_command))
     else:
         where = "--from-url"
-        captured = capture_from_url(args.from_url, timeout=args.timeout, progress=progress)
-    surface = surface_from_json(captured, "mcp", where)
-    if server is None and surface.server is not None and not SERVER_NAME.match(surface.server):
+        headers = capture.parse_headers(args.header)
+        if args.token_env:
+            headers.update(capture.bearer_from_env(args.token_env))
+        captured = capture.capture_from_url(args.from_url, timeout=args.timeout, headers=headers,
+                                            insecure=args.insecure, progress=progress)
+        pinned = None
+    surface = warn_about(surface_from_json(captured, "mcp", where), where)
+    if server is None and surface.server is not None and not is_server_name(surface.server):
         raise CliError(f"{where}: the server calls itself {surface.server!r}, which is not a valid server name; "
                        "pass --server NAME")
+    if server_version is None:
+        server_version = pinned[1] if pinned else self_reported(surface.server_version)
     return load_surface(surface, server=server, server_version=server_version), where
+
+
+SELF_REPORTED = "(self-reported)"
+
+
+def self_reported(version: str | None) -> str | None:
+    """A version only the server vouches for (serverInfo.version: often its SDK's version, or
+    never bumped), marked as such wherever it is recorded or shown."""
+    return None if not version else f"{version} {SELF_REPORTED}"

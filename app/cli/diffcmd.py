@@ -46,8 +46,10 @@ def _report(args: argparse.Namespace, result: DiffResult, source: str | None) ->
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    before = read_input(args.before, args.input_format)
-    after, where = read_source(args, args.after, "AFTER", input_format=args.input_format)
+    before = read_input(args.before, args.input_format, args.server)
+    # The report names the server of BEFORE (the lock), never what a live server calls itself.
+    after, where = read_source(args, args.after, "AFTER", input_format=args.input_format,
+                               server=args.server or before.server)
     args.policy_obj = _policy(args)
     result = diff(before, after, args.policy_obj)
     return _report(args, result, None if where in ("-", "--from-command", "--from-url") else where)
@@ -123,6 +125,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     diff_parser.add_argument("before", metavar="BEFORE", help="the known-good surface (or - for stdin)")
     diff_parser.add_argument("after", metavar="AFTER", nargs="?",
                              help="the new or live surface (or - for stdin); or use --from-command / --from-url")
+    diff_parser.add_argument("--server", metavar="NAME",
+                             help="the server both sides belong to (default: BEFORE's server; the report names it)")
     _add_report_options(diff_parser)
     add_live_source(diff_parser, "AFTER")
     diff_parser.set_defaults(handler=cmd_diff)
@@ -138,7 +142,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     check.add_argument("surface", metavar="SURFACE", nargs="?",
                        help="the surface to check (or - for stdin); or use --from-command / --from-url")
-    check.add_argument("--server", metavar="NAME", help="server name (default: from the input)")
+    check.add_argument("--server", metavar="NAME",
+                       help="the server whose lock to check against (default: the input's own name)")
     where = check.add_mutually_exclusive_group()
     where.add_argument("--url", metavar="URL", help="the governance service holding the lock")
     where.add_argument("--lockfiles", metavar="DIR", default=default_lockfiles(),

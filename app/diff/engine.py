@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffResult:
     """Every change from ``before`` (the known-good lock) to ``after``, graded."""
-    server = after.server or before.server
+    server = before.server or after.server  # the lock's name, not what a live server calls itself
     if before.integrity_digest == after.integrity_digest:
         names = after.sorted_tool_names  # precomputed with the digest: O(1) here
         result = DiffResult(server, before.integrity_digest, after.integrity_digest, ToolChanges(unchanged=names),

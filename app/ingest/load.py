@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.ingest.fusion import looks_like_fusion, read_fusion_lockfile
+from app.ingest.lenient import read_as_clients_do
 from app.ingest.mcp import read_fastmcp, read_pages, read_result, unwrap_jsonrpc
 from app.jsonio import check_value, decode_utf8, parse_json
 from app.jsontypes import JSON
@@ -65,11 +66,11 @@ def _from_json(obj: JSON, input_format: str | None) -> Surface:
     if fmt not in FORMATS or fmt == "lockfile":
         raise InputError(f"input format {fmt!r} is not a JSON format (one of: {', '.join(FORMATS)})")
     if fmt == "mcp":
-        return read_result(obj, "")
+        return read_as_clients_do(read_result(obj, ""))
     if fmt == "mcp-pages":
-        return read_pages(unwrap_jsonrpc(obj), "")
+        return read_as_clients_do(read_pages(unwrap_jsonrpc(obj), ""))
     if fmt == "fastmcp":
-        return read_fastmcp(obj, "")
+        return read_as_clients_do(read_fastmcp(obj, ""))
     if fmt in ("vurb", "mcp-fusion"):
         return read_fusion_lockfile(obj, "")
     return read_document(obj)

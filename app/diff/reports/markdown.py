@@ -97,7 +97,8 @@ def title(result: DiffResult) -> str:
 def facts(result: DiffResult, gate: Severity | None) -> str:
     """Versions, max severity and the CI gate's outcome, on one line."""
     parts = []
-    if result.before_version or result.after_version:
+    # Equal versions say nothing (a self-reported version is often never bumped).
+    if (result.before_version or result.after_version) and result.before_version != result.after_version:
         parts.append(f"Version {cell(result.before_version) or NONE_LABEL} {ARROW} "
                      f"{cell(result.after_version) or NONE_LABEL}.")
     max_severity = result.max_severity

@@ -1,0 +1,1 @@
+"""Small MCP servers for the tests, written without any MCP SDK."""
