@@ -92,6 +92,17 @@ def test_the_fixed_schema_of_a_later_release_is_no_break(tmp_path):
     assert [delta for delta in diff(before, after).deltas if delta.tool == "write_file"] == []
 
 
+@pytest.mark.parametrize("root", [
+    {"$ref": "#/$defs/Args", "$defs": {"Args": {"type": "object"}}},
+    {"oneOf": [{"type": "object", "properties": {"action": {"const": "a"}}}]},
+    {"allOf": [{"type": "object"}]},
+    {"type": ["object", "null"]},
+])
+def test_a_root_that_names_its_type_another_way_is_kept_as_sent(root):
+    surface = load_surface({"tools": [{"name": "t", "inputSchema": root}]}, server="s")
+    assert surface.tools["t"].input_schema == root and surface.warnings == ()
+
+
 # --------------------------------------------------------------------------- names and versions
 
 

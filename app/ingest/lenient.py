@@ -1,9 +1,10 @@
 """Spec-breaking surfaces read the way MCP clients read them, each repair said in one line.
 
 Published servers break the spec in ways clients forgive. The one forgiven here: a tool
-schema without ``type`` at its root (filesystem 2025.3.28 to 2025.8.21 publish
-``{"$schema": "...draft-07..."}`` alone) is read as ``"type": "object"``, which is what the
-spec requires, what clients assume, and what the model is shown. Without it the diff would
+schema whose root says nothing of its type (no ``type``, ``$ref`` or composition keyword;
+filesystem 2025.3.28 to 2025.8.21 publish ``{"$schema": "...draft-07..."}`` alone) is read
+as ``"type": "object"``, which is what the spec requires, what clients assume, and what the
+model is shown. Without it the diff would
 call the server's later fix (adding the ``type``) BREAKING. Every reader of MCP results goes
 through here, so a file and a live capture of the same server give the same surface and the
 same warnings.
@@ -16,12 +17,15 @@ from dataclasses import replace
 from app.model import Surface, Tool
 
 READ_AS = "object"
+# Keywords through which a schema can say what type it is: a root with any of them is left as is
+# (a root `$ref` to an object definition, a union of object branches for a grouped tool).
+TYPE_SOURCES = frozenset({"type", "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "const", "enum"})
 
 
 def _repaired(tool: Tool) -> tuple[Tool, list[str]]:
     warnings: list[str] = []
     for label, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
-        if isinstance(schema, dict) and "type" not in schema:
+        if isinstance(schema, dict) and not TYPE_SOURCES & schema.keys():
             read = {**schema, "type": READ_AS}
             tool = replace(tool, input_schema=read) if label == "inputSchema" else replace(tool, output_schema=read)
             warnings.append(f'tool {tool.name}: {label} has no "type" (read as "{READ_AS}", as MCP clients do)')

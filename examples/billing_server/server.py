@@ -23,7 +23,7 @@ from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
 
-from app.errors import ErrorCode, ToolError
+from mcp_governance.errors import ErrorCode, ToolError
 
 INVOICES = {
     "inv_1001": {"customer_id": "cus_7", "amount_cents": 12900, "currency": "EUR"},
@@ -90,7 +90,7 @@ def build(version: str) -> MCPServer:
     (register_v1 if version == "v1" else register_v2)(server)
     url = os.environ.get("MCP_GOVERNANCE_URL")
     if url:
-        from app.integrations.mcp_sdk import govern
+        from mcp_governance import govern
 
         govern(server, url=url, token=os.environ.get("MCP_GOVERNANCE_TOKEN"),
                budget=float(os.environ.get("MCP_GOVERNANCE_BUDGET", "0.2")))
