@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from app.problems import InputError
+from app.scopes import SCOPES
 
-SCOPES = ("read", "report", "lock", "approve", "admin")
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 

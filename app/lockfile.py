@@ -13,9 +13,7 @@ import re
 import tomllib
 from dataclasses import replace
 from datetime import UTC, datetime
-
-import tomlkit
-from tomlkit.items import Item
+from typing import Any
 
 from app.ingest.fields import need_object, type_name
 from app.ingest.mcp import parse_prompt, parse_resource, parse_tool
@@ -23,7 +21,6 @@ from app.jsonio import check_value, parse_json, pretty_json
 from app.jsontypes import JSON
 from app.model import Resource, Surface, Tool
 from app.problems import InputError
-from app.tomltext import json_item, key_item, string_item
 
 # The one server-name rule lives with the client, which checks names too; re-exported here.
 from mcp_governance.names import SERVER_NAME as SERVER_NAME
@@ -156,19 +153,6 @@ def _header_comment(document: dict[str, JSON]) -> list[str]:
     ]
 
 
-def _value_item(key: str, value: JSON) -> Item:
-    """A lockfile field as a tomlkit item: JSON text, a string, a list of strings, a number."""
-    if key in JSON_VALUED:
-        return json_item(value)
-    if isinstance(value, str):
-        return string_item(value)
-    if isinstance(value, list):
-        array = tomlkit.array()
-        array.extend(string_item(item) for item in value)
-        return array
-    return tomlkit.item(value)
-
-
 def dumps_toml(document: dict[str, JSON]) -> str:
     """Deterministic TOML bytes for a lock document (same document, same text).
 
@@ -176,7 +160,24 @@ def dumps_toml(document: dict[str, JSON]) -> str:
     layout around them is fixed and simple (a header, then one ``[section.name]`` table per
     tool, prompt or resource with one ``key = value`` per line), so it is written line by
     line here instead of through tomlkit's document model, which costs several times more
-    for a 500-tool surface and gives the same bytes."""
+    for a 500-tool surface and gives the same bytes. tomlkit is imported here, when a
+    lockfile is written: reading one (tomllib) or a diff never needs it."""
+    import tomlkit
+
+    from app.tomltext import json_item, key_item, string_item
+
+    def _value_item(key: str, value: JSON) -> Any:
+        """A lockfile field as a tomlkit item: JSON text, a string, a list of strings, a number."""
+        if key in JSON_VALUED:
+            return json_item(value)
+        if isinstance(value, str):
+            return string_item(value)
+        if isinstance(value, list):
+            array = tomlkit.array()
+            array.extend(string_item(item) for item in value)
+            return array
+        return tomlkit.item(value)
+
     lines = [f"# {line}" for line in _header_comment(document)]
     lines.append("")
     lines.extend(f"{key} = {_value_item(key, document[key]).as_string()}" for key in HEADER_FIELDS

@@ -64,7 +64,7 @@ from pathlib import Path
 
 import tomlkit
 
-import app.diff  # noqa: F401  (registers every rule family before ids are checked)
+import app.diff.rules  # noqa: F401  (registers every rule family before ids are checked)
 from app.diff.model import Delta, DiffResult, IgnoredDelta, Severity
 from app.diff.registry import rule_ids
 from app.ingest.fields import type_name

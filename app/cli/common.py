@@ -1,4 +1,8 @@
-"""What every command shares: reading inputs, writing outputs, one-line errors, gates."""
+"""What every command shares: reading inputs, writing outputs, one-line errors, gates.
+
+Light at import (``--help`` loads only this and argparse): readers, the engine and the
+store are imported inside the functions that use them.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.diff import Severity
-from app.ingest.load import FORMATS, load_surface, surface_from_bytes, surface_from_json
-from app.model import Surface
-from app.store.atomic import write_atomic
+from app.ingest.formats import FORMATS
 from mcp_governance.names import is_server_name
+
+if TYPE_CHECKING:
+    from app.diff.model import Severity
+    from app.model import Surface
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE = 0, 1, 2
 DEFAULT_LOCKFILES = "lockfiles"
@@ -41,6 +47,8 @@ def warn_about(surface: Surface, where: str) -> Surface:
 def read_input(source: str, input_format: str | None, server: str | None = None,
                server_version: str | None = None) -> Surface:
     """A surface from a path, or from stdin when ``source`` is ``-``."""
+    from app.ingest.load import load_surface, surface_from_bytes
+
     if source == "-":
         surface = surface_from_bytes(sys.stdin.buffer.read(), input_format, "<stdin>")
         return warn_about(load_surface(surface, server=server, server_version=server_version), "<stdin>")
@@ -54,6 +62,8 @@ def write_output(text: str, destination: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    from app.store.atomic import write_atomic
+
     try:
         write_atomic(Path(destination), text.encode("utf-8"))
     except OSError as exc:
@@ -61,6 +71,8 @@ def write_output(text: str, destination: str) -> None:
 
 
 def gate_of(value: str) -> Severity | None:
+    from app.diff.model import Severity
+
     return None if value == "never" else Severity(value)
 
 
@@ -135,6 +147,7 @@ def read_source(args: argparse.Namespace, source: str | None, positional: str = 
     if source is not None:
         return read_input(source, input_format, server, server_version), source
     from app import capture
+    from app.ingest.load import load_surface, surface_from_json
 
     if args.from_command is not None:
         where = "--from-command"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.awareness import render_awareness
 from app.cli.common import (
     EXIT_GATE,
     EXIT_OK,
@@ -21,19 +21,25 @@ from app.cli.common import (
     service_token,
     write_output,
 )
-from app.diff import DiffResult, diff
-from app.diff.reports import FORMATS, render_report
-from app.lockfile import lock_document
-from app.policy import Policy, load_policy
-from app.store import CorruptLockfile, FileStore
+from app.diff.report_formats import FORMATS
+
+if TYPE_CHECKING:
+    from app.diff.model import DiffResult
+    from app.policy import Policy
 
 
 def _policy(args: argparse.Namespace) -> Policy | None:
     """The --policy file; its per-server sections apply by the diff's server name."""
-    return load_policy(Path(args.policy)) if getattr(args, "policy", None) else None
+    if not getattr(args, "policy", None):
+        return None
+    from app.policy import load_policy
+
+    return load_policy(Path(args.policy))
 
 
 def _report(args: argparse.Namespace, result: DiffResult, source: str | None) -> int:
+    from app.diff.reports import render_report
+
     gate = gate_of(args.fail_on)
     write_output(render_report(result, args.format, gate=gate, source=source), args.output)
     if getattr(args, "policy_obj", None) is not None:
@@ -46,6 +52,8 @@ def _report(args: argparse.Namespace, result: DiffResult, source: str | None) ->
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from app.diff.engine import diff
+
     before = read_input(args.before, args.input_format, args.server)
     # The report names the server of BEFORE (the lock), never what a live server calls itself.
     after, where = read_source(args, args.after, "AFTER", input_format=args.input_format,
@@ -56,6 +64,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_awareness(args: argparse.Namespace) -> int:
+    from app.awareness import render_awareness
+    from app.diff.engine import diff
+
     before = read_input(args.before, args.input_format)
     after = read_input(args.after, args.input_format)
     result = diff(before, after, _policy(args))
@@ -70,8 +81,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     server = surface.server
     if server is None:
         raise CliError(f"{where}: no server name in the input; pass --server NAME")
+    from app.diff.engine import diff
+    from app.lockfile import lock_document
+
     if args.url:
-        from app.client import GovernanceClient, GovernanceError
+        from mcp_governance.client import GovernanceClient, GovernanceError
 
         with GovernanceClient(args.url, service_token(args)) as client:
             try:
@@ -81,6 +95,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         write_output(text, args.output)
         progress(f"{server}: gate {args.fail_on}: {'FAIL' if failed else 'pass'}")
         return EXIT_GATE if failed else EXIT_OK
+    from app.store import CorruptLockfile, FileStore
+
     store = FileStore(Path(args.lockfiles))
     try:
         current = store.current(server)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     EXIT_OK,
@@ -20,13 +20,14 @@ from app.cli.common import (
     service_token,
     write_output,
 )
-from app.ingest.load import load_surface
-from app.lockfile import dumps_json, dumps_toml, lock_document
-from app.model import Surface
-from app.problems import InputError
+
+if TYPE_CHECKING:
+    from app.model import Surface
 
 
 def cmd_lock(args: argparse.Namespace) -> int:
+    from app.lockfile import dumps_toml, lock_document
+
     surface, where = read_source(args, args.surface, input_format=args.input_format, server=args.server,
                                  server_version=args.server_version)
     if surface.server is None:
@@ -46,7 +47,8 @@ def cmd_lock(args: argparse.Namespace) -> int:
 
 
 def _lock_remote(args: argparse.Namespace, surface: Surface) -> int:
-    from app.client import GovernanceClient, GovernanceError
+    from app.lockfile import lock_document
+    from mcp_governance.client import GovernanceClient, GovernanceError
 
     document = lock_document(surface)
     with GovernanceClient(args.url, service_token(args)) as client:
@@ -71,6 +73,9 @@ def _unchanged_timestamp(destination: str, surface: Surface) -> str | None:
     """Re-locking an identical surface keeps the file byte-for-byte (no git noise)."""
     if destination == "-" or not Path(destination).is_file():
         return None
+    from app.ingest.load import load_surface
+    from app.problems import InputError
+
     try:
         current = load_surface(destination, input_format="lockfile")
     except InputError:
@@ -86,7 +91,8 @@ def cmd_live(args: argparse.Namespace) -> int:
     surface, where = read_source(args, args.surface, input_format=args.input_format, server=args.server)
     if surface.server is None:
         raise CliError(f"{where}: no server name in the input; pass --server NAME")
-    from app.client import GovernanceClient, GovernanceError
+    from app.lockfile import lock_document
+    from mcp_governance.client import GovernanceClient, GovernanceError
 
     with GovernanceClient(args.url, service_token(args)) as client:
         try:
@@ -114,6 +120,8 @@ def _drift_line(body: dict[str, Any]) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from app.lockfile import dumps_json, dumps_toml, lock_document
+
     surface = read_input(args.lockfile, args.input_format)
     if surface.server is None:
         raise CliError(f"{args.lockfile}: no server name in the input")

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import secrets
 import sys
-import tempfile
 
 from app.cli.common import EXIT_OK, CliError, default_lockfiles, progress
-from app.config import SCOPES, hash_token, load_settings
+from app.scopes import SCOPES
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+
+    from app.config import load_settings
 
     settings = load_settings(args.lockfiles, args.config)  # fail fast, with the place named
     settings.lockfiles.mkdir(parents=True, exist_ok=True)
@@ -22,6 +21,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings.config_path is not None:
         os.environ["MCP_GOVERNANCE_CONFIG"] = str(settings.config_path)
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        import tempfile
+
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mcp-governance-metrics-")
     auth = f"{len(settings.tokens)} token(s)" if settings.auth_enabled else "auth OFF (no tokens configured)"
     progress(f"mcp-governance: serving {settings.lockfiles} on http://{args.host}:{args.port} "
@@ -33,6 +34,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     """A new random token, printed once, and the config entry that stores only its hash."""
+    import json
+    import secrets
+
+    from app.config import hash_token
+
     scopes = [scope.strip() for scope in args.scopes.split(",") if scope.strip()]
     unknown = sorted(set(scopes) - set(SCOPES))
     if unknown or not scopes:

@@ -18,8 +18,6 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any, Protocol
 
-from deepdiff import DeepDiff
-
 from app.diff.describe import NO_LIMIT, bound_label, how_to_pass, schema_summary, type_label, value_label, values_label
 from app.diff.schema_effective import (
     ANNOTATION_KEYWORDS,
@@ -174,6 +172,11 @@ class SchemaComparer:
         a = {k: v for k, v in pair.after.schema.items() if k not in OWNED}
         if b == a and canonical_json(b) == canonical_json(a):
             return
+        # deepdiff only here, when keywords no check owns differ: a diff that never needs the
+        # safety net never pays its ~180 ms import (command start-up, bench/start_bench.py).
+        from deepdiff import DeepDiff
+
+        not_present = _not_present()
         found = DeepDiff(b, a, ignore_order=False, verbose_level=2, view="tree")
         for report_type, items in sorted(found.items()):
             for item in items:
@@ -182,8 +185,8 @@ class SchemaComparer:
                 removed = report_type.endswith("_removed")
                 node = pair.before if removed else pair.after
                 at = node.at(tokens[0], *tokens[1:]) if tokens else node.pointer
-                before = None if item.t1 is _NOT_PRESENT or report_type.endswith("_added") else value_label(item.t1)
-                after = None if item.t2 is _NOT_PRESENT or removed else value_label(item.t2)
+                before = None if item.t1 is not_present or report_type.endswith("_added") else value_label(item.t1)
+                after = None if item.t2 is not_present or removed else value_label(item.t2)
                 self.emit("unclassified", pair, at, before, after, keyword=keyword,
                           detail=f"{keyword or 'schema'} {report_type.replace('_', ' ')}")
 
@@ -192,11 +195,13 @@ class _NotPresentMarker:
     pass
 
 
-_NOT_PRESENT: object
-try:  # deepdiff marks the missing side of an added/removed item with this sentinel
-    from deepdiff.helper import notpresent as _NOT_PRESENT
-except ImportError:  # pragma: no cover - older deepdiff
-    _NOT_PRESENT = _NotPresentMarker()
+def _not_present() -> object:
+    """deepdiff's sentinel for the missing side of an added/removed item."""
+    try:
+        from deepdiff.helper import notpresent
+    except ImportError:  # pragma: no cover - older deepdiff
+        return _NotPresentMarker()
+    return notpresent
 
 
 def _refs(schema: JSON) -> set[str]:

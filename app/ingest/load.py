@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from app.ingest.formats import FORMATS
 from app.ingest.fusion import looks_like_fusion, read_fusion_lockfile
 from app.ingest.lenient import read_as_clients_do
 from app.ingest.mcp import read_fastmcp, read_pages, read_result, unwrap_jsonrpc
@@ -21,7 +22,6 @@ from app.lockfile import check_server_name, loads_toml, looks_like_lock_document
 from app.model import Surface
 from app.problems import InputError
 
-FORMATS = ("mcp", "mcp-pages", "fastmcp", "vurb", "mcp-fusion", "lockfile", "lockfile-json")
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 

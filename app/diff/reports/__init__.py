@@ -9,37 +9,50 @@ delta's own severity. ``source`` is the file the report points at (SARIF
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from app.diff.model import DiffResult, Severity
-from app.diff.reports.github import render_github
-from app.diff.reports.json_report import render_json
-from app.diff.reports.junit import render_junit
-from app.diff.reports.markdown import render_markdown
-from app.diff.reports.sarif import render_sarif
-from app.diff.reports.text import render_text
+from app.diff.report_formats import FORMATS
 
-FORMATS = ("text", "json", "markdown", "sarif", "junit", "github")
+if TYPE_CHECKING:
+    from app.diff.reports.github import render_github
+    from app.diff.reports.json_report import render_json
+    from app.diff.reports.junit import render_junit
+    from app.diff.reports.markdown import render_markdown
+    from app.diff.reports.sarif import render_sarif
+    from app.diff.reports.text import render_text
 
-Renderer = Callable[[DiffResult, "Severity | None", "str | None"], str]
-_RENDERERS: dict[str, Renderer] = {
-    "text": lambda result, gate, source: render_text(result),
-    "json": lambda result, gate, source: render_json(result),
-    "markdown": lambda result, gate, source: render_markdown(result, gate),
-    "sarif": lambda result, gate, source: render_sarif(result, source),
-    "junit": lambda result, gate, source: render_junit(result, gate),
-    "github": lambda result, gate, source: render_github(result, source),
-}
+
+# Each format's module is imported when a report in it is rendered (a command's --help lists
+# FORMATS without loading any renderer).
+_MODULES = {"text": "text", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "junit": "junit",
+            "github": "github"}
+
+
+def _renderer(fmt: str) -> Any:
+    return getattr(importlib.import_module(f"app.diff.reports.{_MODULES[fmt]}"), f"render_{fmt}")
 
 
 def render_report(result: DiffResult, fmt: str, *, gate: Severity | None = Severity.BREAKING,
                   source: str | None = None) -> str:
     """The report in ``fmt`` (one of :data:`FORMATS`); ValueError naming an unknown format."""
-    try:
-        renderer = _RENDERERS[fmt]
-    except KeyError:
-        raise ValueError(f"unknown report format {fmt!r} (one of: {', '.join(FORMATS)})") from None
-    return renderer(result, gate, source)
+    if fmt not in _MODULES:
+        raise ValueError(f"unknown report format {fmt!r} (one of: {', '.join(FORMATS)})")
+    render = _renderer(fmt)
+    if fmt in ("markdown", "junit"):
+        return str(render(result, gate))
+    if fmt in ("sarif", "github"):
+        return str(render(result, source))
+    return str(render(result))
+
+
+def __getattr__(name: str) -> Any:
+    """``render_<format>`` on first use."""
+    fmt = name.removeprefix("render_")
+    if name.startswith("render_") and fmt in _MODULES:
+        return _renderer(fmt)
+    raise AttributeError(f"module 'app.diff.reports' has no attribute {name!r}")
 
 
 __all__ = ["FORMATS", "render_github", "render_json", "render_junit", "render_markdown", "render_report",

@@ -34,19 +34,21 @@ imported only by :func:`to_call_tool_result`.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
-import textwrap
-import uuid
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from mcp_governance.text import codepoint_label
 from mcp_governance.xmltext import escape_attr, escape_text
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
+# logging, uuid, xml.etree and textwrap are imported where they are used (an incident, a
+# parse): an MCP server imports this module at start, and most never need them.
 
 __all__ = [
     "CanonicalCode",
@@ -69,7 +71,13 @@ __all__ = [
     "with_warning",
 ]
 
-logger = logging.getLogger("mcp_governance.errors")
+LOGGER = "mcp_governance.errors"
+
+
+def _xml() -> Any:
+    import xml.etree.ElementTree
+
+    return xml.etree.ElementTree
 
 
 # --------------------------------------------------------------------------- codes
@@ -207,8 +215,8 @@ def _check_awareness(section: object) -> str | None:
     if not text:
         return None
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
+        root = _xml().fromstring(text)
+    except _xml().ParseError as exc:
         raise ValueError(f"tool_error: awareness is not well-formed XML ({exc})") from None
     if root.tag != "contract_awareness":
         raise ValueError(f"tool_error: awareness must be a <contract_awareness> section, not <{root.tag}>")
@@ -587,8 +595,12 @@ def error_from_exception(exc: BaseException, *, incident: str | None = None) -> 
     ``mcp_governance.errors`` log under the same id."""
     if isinstance(exc, ToolError):
         return exc.envelope
+    import logging
+    import uuid
+
     incident = incident or uuid.uuid4().hex[:12]
-    logger.exception("tool handler raised %s (incident %s)", type(exc).__name__, incident, exc_info=exc)
+    logging.getLogger(LOGGER).exception("tool handler raised %s (incident %s)", type(exc).__name__, incident,
+                                        exc_info=exc)
     return ToolErrorEnvelope(
         code=ErrorCode.INTERNAL_ERROR,
         message=INTERNAL_ERROR_MESSAGE,
@@ -622,7 +634,7 @@ def unknown_tool_error(
         details.append(("unlisted_tools", str(len(names) - len(shown))))
     fix = None
     if section is not None:
-        parsed = _parse_awareness(ET.fromstring(section))
+        parsed = _parse_awareness(_xml().fromstring(section))
         fix = next((change.fix for change in parsed.changes if change.fix), None)
         message = f'Unknown tool "{name}": it is no longer in this server\'s contract (see the contract awareness).'
     else:
@@ -804,8 +816,8 @@ def _find_envelope(segment: str | None) -> ET.Element | None:
     if segment is None:
         return None
     try:
-        return ET.fromstring(_label_forbidden(segment))
-    except ET.ParseError:
+        return _xml().fromstring(_label_forbidden(segment))
+    except _xml().ParseError:
         return None
 
 
@@ -817,6 +829,8 @@ def _embedded_awareness(segment: str) -> str | None:
     match = _EMBEDDED_AWARENESS.search(segment)
     if match is None:
         return None
+    import textwrap
+
     return textwrap.dedent(match.group(0)).strip()
 
 
