@@ -145,7 +145,9 @@ def register(commands: argparse._SubParsersAction) -> None:
             "Examples:\n"
             "  mcp-governance lock tools.json --server billing --server-version 2.4.0\n"
             "  mcp-governance lock tools.json --server billing --url http://governance:8000 --commit $GIT_SHA\n"
-            '  mcp-governance lock --from-command "python server.py" --server billing --url http://127.0.0.1:8000'
+            '  mcp-governance lock --from-command "python server.py" --server billing --url http://127.0.0.1:8000\n'
+            '  mcp-governance lock --from-command "npx -y @modelcontextprotocol/server-filesystem@2025.7.1 /srv"\n'
+            "  mcp-governance lock --from-url https://mcp.example.com/mcp --token-env MCP_TOKEN --header 'X-Team: a'"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
