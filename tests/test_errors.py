@@ -941,3 +941,12 @@ def test_an_unknown_tool_carries_the_awareness_and_leads_with_its_fix():
     assert info is not None and info.awareness_xml == section.strip()
     assert info.recovery is not None and info.recovery.startswith(fix)
     assert "no longer in this server's contract" in info.message
+
+
+def test_the_replacement_of_a_removed_tool_is_read():
+    section = ("<contract_awareness>\n  <system_note>Tool \"add\" was removed.</system_note>\n"
+               "  <contract_changes>\n  </contract_changes>\n  <replacement>get_sum</replacement>\n"
+               "</contract_awareness>")
+    info = parse_tool_error(unknown_tool_error("add", ["get_sum"], awareness=section).render())
+    assert info is not None and info.awareness is not None and info.awareness.replacement == "get_sum"
+    assert parse_tool_error(SECTIONS[0]).awareness.replacement is None

@@ -84,6 +84,9 @@ def test_govern_end_to_end(framework: Framework, governance_service: RunningServ
     assert set(unknown.available_actions) == {"get_invoice", "get_sum", "refund", "lookup", "audit"}
     assert unknown.details == {"tool": "add"}
     assert unknown.awareness_xml == service_awareness(governance_service, "add")
+    # The service knows "add" from the lock and names its replacement; the fix leads the recovery.
+    assert unknown.awareness is not None and unknown.awareness.replacement == "get_sum"
+    assert unknown.recovery is not None and unknown.recovery.startswith('Call "get_sum" instead of "add".')
     [summed] = calls["get_sum"]
     assert summed["isError"] is False and summed["text"] == "3"
 

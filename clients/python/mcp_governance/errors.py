@@ -642,7 +642,7 @@ def unknown_tool_error(
     return ToolErrorEnvelope(
         code=ErrorCode.UNKNOWN_ACTION,
         message=message,
-        suggestion=f"{fix} {UNKNOWN_TOOL_RECOVERY}" if fix else UNKNOWN_TOOL_RECOVERY,
+        suggestion=f"{fix} Do not call this name again." if fix else UNKNOWN_TOOL_RECOVERY,
         available_actions=shown,
         details=tuple(details),
         awareness=section,
@@ -731,6 +731,8 @@ class ContractAwareness:
     max_severity: str | None = None
     changes: tuple[ContractChange, ...] = ()
     instructions: str | None = None
+    replacement: str | None = None
+    """For a tool that is gone: the tool that replaces it, when a rename or a deprecation names one."""
 
 
 Kind = Literal["tool_error", "validation_error", "contract_awareness", "unstructured"]
@@ -856,6 +858,7 @@ def _parse_awareness(element: ET.Element) -> ContractAwareness:
         max_severity=_child(element, "max_severity"),
         changes=changes,
         instructions=_child(element, "instructions"),
+        replacement=_child(element, "replacement") or None,
     )
 
 
