@@ -8,6 +8,7 @@ computed then (it is on every MCP server's error path).
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -21,8 +22,24 @@ from app.jsontypes import JSON
 from app.lockfile import lock_document, read_document, utc_now, write_surface
 from app.model import Surface, Tool
 from app.policy import Policy
-from app.store import CorruptLockfile, LiveRecord, LockStore, StoredLock, VersionRecord
+from app.problems import InputError
+from app.store import (
+    CorruptLockfile,
+    LiveRecord,
+    LockStore,
+    RefusedAttempt,
+    StoredLock,
+    StoreError,
+    UnknownVersion,
+    VersionRecord,
+)
 from app.validation import as_problem, validate_arguments
+
+log = logging.getLogger("mcp_governance.service")
+
+
+LIVE = "live"
+"""The name of a server's last live surface wherever a version number is expected."""
 
 
 class ServiceError(Exception):
@@ -185,9 +202,11 @@ class Governance:
             if breaking and not (approver and request.may_approve):
                 why = ("approved_by needs a token with the approve scope" if request.approved_by
                        else "set approved_by to accept them")
+                attempt = self._remember_refusal(server, surface, request, last, result)
+                extra = {"attempt": attempt.id} if attempt is not None else {}
                 raise NeedsApproval(
                     f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
-                    deltas=[d.to_json() for d in breaking])
+                    deltas=[d.to_json() for d in breaking], **extra)
             now = utc_now()
             record = VersionRecord(
                 server=server,
@@ -207,6 +226,77 @@ class Governance:
                                       replace(surface, generated_at=now))
             self._refresh_live(server)
         return LockOutcome(True, record, result)
+
+    # -- refused attempts and their approval ----------------------------------------
+
+    def _remember_refusal(self, server: str, surface: Surface, request: LockRequest,
+                          base: VersionRecord | None, result: DiffResult) -> RefusedAttempt | None:
+        """Keep a refused lock so that an approver can accept it later (under the store lock).
+        The refusal is the answer either way: failing to keep it is logged, not raised."""
+        now = utc_now()
+        base_digest = base.integrity_digest if base else ""
+        attempt = RefusedAttempt(
+            server=server,
+            id=RefusedAttempt.make_id(base_digest, surface.integrity_digest),
+            attempted_at=now,
+            base_version=base.version if base else 0,
+            base_digest=base_digest,
+            integrity_digest=surface.integrity_digest,
+            surface_document=lock_document(surface, now),
+            who=request.who,
+            commit=request.commit,
+            reason=request.reason,
+            server_version=surface.server_version,
+            summary=result.summary,
+        )
+        try:
+            self.store.save_refused(attempt)
+        except (OSError, StoreError):
+            log.exception("could not keep the refused lock attempt of %s", server)
+            return None
+        return attempt
+
+    def refused_attempts(self, server: str) -> list[RefusedAttempt]:
+        """The refused attempts that can still be approved, newest first: those refused
+        against the version that is still the last one (once the lock moves on, an attempt
+        would be compared with another base, so it is no longer offered)."""
+        history = self.history(server)
+        base = (history[-1].version, history[-1].integrity_digest) if history else (0, "")
+        return [attempt for attempt in self.store.refused(server)
+                if (attempt.base_version, attempt.base_digest) == base and attempt.integrity_digest != base[1]]
+
+    def refused_attempt(self, server: str, attempt_id: str) -> RefusedAttempt:
+        """One approvable attempt. Raises NotFound, or PreconditionFailed when the lock
+        moved on since it was refused."""
+        for attempt in self.refused_attempts(server):
+            if attempt.id == attempt_id:
+                return attempt
+        if any(attempt.id == attempt_id for attempt in self.store.refused(server)):
+            raise PreconditionFailed(f"the lock of {server!r} changed since attempt {attempt_id} was refused; "
+                                     "lock it again to compare it with the current version",
+                                     server=server, attempt=attempt_id)
+        raise NotFound(f"server {server!r} has no refused attempt {attempt_id!r}", server=server, attempt=attempt_id)
+
+    def refused_diff(self, attempt: RefusedAttempt) -> DiffResult:
+        """What approving the attempt accepts: its surface against the version it was refused against."""
+        before = (self.store.version(attempt.server, attempt.base_version).surface if attempt.base_version
+                  else empty_surface(attempt.server))
+        return self.diff(before, read_document(attempt.surface_document))
+
+    def approve_refused(self, server: str, attempt_id: str, approved_by: str, reason: str) -> LockOutcome:
+        """Lock a refused attempt with an approval. The caller's face has checked that the
+        approver may approve (the ``approve`` scope); ``approved_by`` is the identity
+        recorded in the audit log, ``reason`` why it was accepted; who asked for the lock
+        and its commit stay those of the attempt."""
+        if not approved_by.strip():
+            raise InputError("say who approves", "approved_by")
+        if not reason.strip():
+            raise InputError("an approval needs a reason", "reason")
+        with self.store.exclusive():
+            attempt = self.refused_attempt(server, attempt_id)
+            request = LockRequest(who=attempt.who, commit=attempt.commit, reason=reason.strip(),
+                                  approved_by=approved_by.strip(), may_approve=True, if_match=None)
+            return self.lock(server, read_document(attempt.surface_document), request)
 
     # -- live surfaces -------------------------------------------------------------
 
@@ -277,6 +367,32 @@ class Governance:
         if view.surface is None:
             view.surface = read_document(view.record.surface_document)
         return view.surface
+
+    # -- comparing any two surfaces of a server ------------------------------------
+
+    def surface_at(self, server: str, ref: int | str) -> Surface:
+        """A server's surface at a version number, or ``"live"`` (its last live report)."""
+        if ref == LIVE:
+            surface = self.live_surface(server)
+            if surface is None:
+                raise NotFound(f"server {server!r} has not reported a live surface", server=server)
+            return surface
+        if not isinstance(ref, int):
+            raise InputError(f"expected a version number or {LIVE!r}, not {ref!r}", "version")
+        try:
+            return self.version(server, ref).surface
+        except UnknownVersion:
+            raise NotFound(f"server {server!r} has no version {ref}", server=server, version=ref) from None
+
+    def compare(self, server: str, before: int | str, after: int | str) -> DiffResult:
+        """ContractDiff between two of a server's surfaces (version numbers or ``"live"``).
+        The lock against the live surface is the kept live diff itself, the one awareness
+        reads, so a page shows exactly what a model is told."""
+        if after == LIVE and before != LIVE:
+            view = self.live_view(server)
+            if view is not None and view.result is not None and view.record.lock_version == before:
+                return view.result
+        return self.diff(self.surface_at(server, before), self.surface_at(server, after))
 
     # -- awareness and validation errors -------------------------------------------
 
@@ -412,7 +528,8 @@ def _counts(result: dict[str, JSON] | None) -> dict[str, int]:
 
 
 def server_status(gov: Governance, server: str) -> dict[str, JSON]:
-    """One dashboard row: lock, live drift, worst change, counts."""
+    """One dashboard row: lock (version, when, who asked and who approved), live drift,
+    worst change, counts."""
     live = gov.store.live(server)
     try:
         current = gov.store.current(server)
@@ -432,6 +549,8 @@ def server_status(gov: Governance, server: str) -> dict[str, JSON]:
         "server": server,
         "version": current.record.version if current else None,
         "locked_at": current.record.locked_at if current else None,
+        "locked_by": current.record.who if current else None,
+        "approved_by": current.record.approved_by if current else None,
         "lock_digest": current.record.integrity_digest if current else None,
         "live_digest": live.live_digest if live else None,
         "status": status,
@@ -439,6 +558,29 @@ def server_status(gov: Governance, server: str) -> dict[str, JSON]:
         "counts": _counts(result),
         "last_reported": live.reported_at if live else None,
     }
+
+
+def fleet_status(gov: Governance, covers: Callable[[str], bool]) -> list[dict[str, JSON]]:
+    """The dashboard rows of every server ``covers`` admits (a caller's server globs), by name."""
+    return [server_status(gov, server) for server in gov.store.servers() if covers(server)]
+
+
+@dataclass(frozen=True)
+class ServerDetail:
+    """One server at a glance: its dashboard row, its version history and its tools."""
+
+    status: dict[str, JSON]
+    history: list[VersionRecord]
+    tools: list[dict[str, JSON]]
+
+
+def server_detail(gov: Governance, server: str) -> ServerDetail:
+    """Raises NotFound for a server the store does not know."""
+    if server not in gov.store.servers():
+        raise NotFound(f"unknown server {server!r}", server=server)
+    status = server_status(gov, server)
+    tools = [] if status["status"] == "corrupt" else tool_statuses(gov, server)
+    return ServerDetail(status, gov.store.history(server), tools)
 
 
 def tool_statuses(gov: Governance, server: str) -> list[dict[str, JSON]]:

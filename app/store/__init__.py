@@ -1,14 +1,24 @@
 """Where locks live: the interface (:class:`LockStore`) and the default directory store."""
 
-from app.store.base import LockStore
+from app.store.base import REFUSED_KEPT, LockStore
 from app.store.filesystem import FileStore
-from app.store.records import CorruptLockfile, LiveRecord, StoredLock, StoreError, UnknownVersion, VersionRecord
+from app.store.records import (
+    CorruptLockfile,
+    LiveRecord,
+    RefusedAttempt,
+    StoredLock,
+    StoreError,
+    UnknownVersion,
+    VersionRecord,
+)
 
 __all__ = [
+    "REFUSED_KEPT",
     "CorruptLockfile",
     "FileStore",
     "LiveRecord",
     "LockStore",
+    "RefusedAttempt",
     "StoreError",
     "StoredLock",
     "UnknownVersion",

@@ -10,7 +10,11 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 
 from app.model import Surface
-from app.store.records import LiveRecord, StoredLock, VersionRecord
+from app.store.records import LiveRecord, RefusedAttempt, StoredLock, VersionRecord
+
+REFUSED_KEPT = 20
+"""Refused attempts kept per server: enough for the releases waiting on a review, bounded
+because each one holds a whole surface."""
 
 
 class LockStore(ABC):
@@ -53,6 +57,16 @@ class LockStore(ABC):
     @abstractmethod
     def save_live(self, record: LiveRecord) -> None:
         """Keep a live report (durably: a restart keeps it)."""
+
+    @abstractmethod
+    def save_refused(self, attempt: RefusedAttempt) -> None:
+        """Keep a refused lock attempt, replacing the one with the same ``id``; keep at most
+        :data:`REFUSED_KEPT` per server (the newest). Call under :meth:`exclusive`."""
+
+    @abstractmethod
+    def refused(self, server: str) -> list[RefusedAttempt]:
+        """The server's kept refused attempts, newest first (whether still approvable is
+        the service's question: it compares each attempt's base with the last version)."""
 
     @abstractmethod
     def ready(self) -> bool:

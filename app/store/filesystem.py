@@ -8,6 +8,7 @@ Layout::
     lockfiles/.store/<server>/versions/000001.lock.toml   every accepted version, immutable
     lockfiles/.store/<server>/pending.json     a lock in flight (present only during a write)
     lockfiles/.store/<server>/live.json       the last live report and its diff
+    lockfiles/.store/<server>/refused/<id>.json   a refused (409) lock attempt awaiting approval
 
 A lock is written in this order, under an exclusive ``flock``: the version file, the
 pending marker, the audit line (the commit point), the current file, then the marker is
@@ -35,8 +36,8 @@ from app.lockfile import SERVER_NAME, check_server_name, utc_now
 from app.model import Surface
 from app.problems import InputError
 from app.store.atomic import append_durable, write_atomic
-from app.store.base import LockStore
-from app.store.records import CorruptLockfile, LiveRecord, StoredLock, UnknownVersion, VersionRecord
+from app.store.base import REFUSED_KEPT, LockStore
+from app.store.records import CorruptLockfile, LiveRecord, RefusedAttempt, StoredLock, UnknownVersion, VersionRecord
 
 Summarize = Callable[[Surface | None, Surface], tuple[dict[str, int], str | None]]
 """(previous surface, new surface) -> (counts by severity, max severity): the diff
@@ -102,6 +103,9 @@ class FileStore(LockStore):
 
     def _live_path(self, server: str) -> Path:
         return self._dir(server) / "live.json"
+
+    def _refused_dir(self, server: str) -> Path:
+        return self._dir(server) / "refused"
 
     # -- locking -------------------------------------------------------------------
 
@@ -212,6 +216,22 @@ class FileStore(LockStore):
             return None
         return cached.value
 
+    def refused(self, server: str) -> list[RefusedAttempt]:
+        return [attempt for _, attempt in self._refused_files(server)]
+
+    def _refused_files(self, server: str) -> list[tuple[Path, RefusedAttempt]]:
+        """The kept attempts with their files, newest first."""
+        directory = self._refused_dir(server)
+        if not directory.is_dir():
+            return []
+        found: list[tuple[Path, RefusedAttempt]] = []
+        for path in directory.glob("*.json"):
+            try:
+                found.append((path, RefusedAttempt.from_json(json.loads(path.read_bytes()))))
+            except (OSError, ValueError, TypeError):
+                continue  # removed while listing, or not ours: never acknowledged as an attempt
+        return sorted(found, key=lambda item: (item[1].attempted_at, item[1].id), reverse=True)
+
     def ready(self) -> bool:
         try:
             self.state.mkdir(parents=True, exist_ok=True)
@@ -238,6 +258,13 @@ class FileStore(LockStore):
     def save_live(self, record: LiveRecord) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         write_atomic(self._live_path(record.server), data)
+
+    def save_refused(self, attempt: RefusedAttempt) -> None:
+        with self.exclusive():
+            data = json.dumps(attempt.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            write_atomic(self._refused_dir(attempt.server) / f"{_safe_id(attempt.id)}.json", data)
+            for path, _ in self._refused_files(attempt.server)[REFUSED_KEPT:]:
+                path.unlink(missing_ok=True)
 
     def _append_audit(self, record: VersionRecord) -> None:
         path = self._audit(record.server)
@@ -315,6 +342,13 @@ class FileStore(LockStore):
 def _safe(server: str) -> str:
     """A server name is a file name, never a path (checked again here, whoever calls)."""
     return check_server_name(server, "server")
+
+
+def _safe_id(attempt_id: str) -> str:
+    """An attempt id is a file name (hex, as the service makes them), never a path."""
+    if not attempt_id or not all(ch in "0123456789abcdef" for ch in attempt_id):
+        raise ValueError(f"not an attempt id: {attempt_id!r}")
+    return attempt_id
 
 
 def _read_audit(path: Path) -> list[VersionRecord]:

@@ -1,8 +1,10 @@
-"""What the store keeps: numbered lock versions with their audit facts, and the last
-live surface a server reported with its diff against the current lock."""
+"""What the store keeps: numbered lock versions with their audit facts, the last live
+surface a server reported with its diff against the current lock, and the lock attempts
+it refused (so they can be approved later)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 
 from app.jsontypes import JSON
@@ -67,6 +69,42 @@ class LiveRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> LiveRecord:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{key: value for key, value in data.items() if key in known})
+
+
+@dataclass(frozen=True)
+class RefusedAttempt:
+    """A lock the service refused (409: BREAKING changes without approval), kept so that a
+    caller with the ``approve`` scope can look at it and approve it later.
+
+    ``id`` is derived from the lock it was refused against and the surface it asked for, so
+    a pipeline retrying the same release replaces its attempt instead of adding one."""
+
+    server: str
+    id: str
+    attempted_at: str
+    base_version: int
+    base_digest: str
+    integrity_digest: str
+    surface_document: dict[str, JSON]
+    """The surface asked for, as a lock document (JSON export shape)."""
+    who: str | None = None
+    commit: str | None = None
+    reason: str | None = None
+    server_version: str | None = None
+    summary: dict[str, int] = field(default_factory=dict)
+    """Deltas by severity against the base version."""
+
+    @staticmethod
+    def make_id(base_digest: str, integrity_digest: str) -> str:
+        return hashlib.sha256(f"{base_digest}|{integrity_digest}".encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, JSON]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, JSON]) -> RefusedAttempt:
         known = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in data.items() if key in known})
 
