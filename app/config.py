@@ -5,6 +5,7 @@ From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment:
     # mcp-governance.toml
     policy = "policy.toml"            # optional: severity overrides and ignores (see app/policy.py)
     max_body_bytes = 16777216         # optional: request body limit (default 16 MiB)
+    session_seconds = 28800           # optional: how long a dashboard sign-in lasts (default 8 hours)
 
     [[tokens]]
     name = "release-pipeline"         # shown in the audit log as "who" when the request names nobody
@@ -14,6 +15,8 @@ From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment:
 
 ``MCP_GOVERNANCE_TOKENS`` may add tokens as a JSON list of the same objects; there (and only
 there) an entry may carry the plain ``token`` instead of its ``sha256``, hashed at load.
+``MCP_GOVERNANCE_SESSION_SECRET`` signs the dashboard's session cookies (every replica behind
+one address needs the same one; ``serve`` makes one for its own workers when it is unset).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from app.problems import InputError
 from app.scopes import SCOPES
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
+DEFAULT_SESSION_SECONDS = 8 * 3600
+MIN_SESSION_SECRET = 32
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -58,6 +63,9 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     policy: Path | None = None
     config_path: Path | None = None
+    session_secret: str | None = None
+    """Signs dashboard session cookies; None: a random one per process."""
+    session_seconds: int = DEFAULT_SESSION_SECONDS
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -118,7 +126,7 @@ def load_settings(
             raise InputError("no such file", where) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"invalid TOML: {exc}", where) from None
-        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy"})
+        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r}", where)
     tokens = [_grant(entry, f"{config_path}: tokens[{i}]", allow_plain=False)
@@ -139,6 +147,17 @@ def load_settings(
             raise ValueError
     except (TypeError, ValueError):
         raise InputError("must be a positive number of bytes", "max_body_bytes") from None
+    session_seconds = env.get("MCP_GOVERNANCE_SESSION_SECONDS") or data.get("session_seconds",
+                                                                            DEFAULT_SESSION_SECONDS)
+    try:
+        session_seconds = int(session_seconds)
+        if session_seconds <= 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError("must be a positive number of seconds", "session_seconds") from None
+    session_secret = env.get("MCP_GOVERNANCE_SESSION_SECRET") or None
+    if session_secret is not None and len(session_secret) < MIN_SESSION_SECRET:
+        raise InputError(f"must be at least {MIN_SESSION_SECRET} characters", "MCP_GOVERNANCE_SESSION_SECRET")
     policy = data.get("policy")
     policy_path = None
     if policy is not None:
@@ -151,4 +170,6 @@ def load_settings(
         max_body_bytes=max_body,
         policy=policy_path,
         config_path=config_path,
+        session_secret=session_secret,
+        session_seconds=session_seconds,
     )

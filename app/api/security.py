@@ -41,7 +41,13 @@ class Caller:
 
 
 def _match(grants: tuple[TokenGrant, ...], token: str) -> TokenGrant | None:
-    presented = hashlib.sha256(token.encode("utf-8")).hexdigest().encode()
+    return grant_for_sha256(grants, hashlib.sha256(token.encode("utf-8")).hexdigest())
+
+
+def grant_for_sha256(grants: tuple[TokenGrant, ...], sha256_hex: str) -> TokenGrant | None:
+    """The grant of the token with this sha256 (what a browser session keeps instead of
+    the token itself), or None."""
+    presented = sha256_hex.encode()
     found = None
     for grant in grants:  # every grant is compared, so timing says nothing about which matched
         if hmac.compare_digest(presented, grant.sha256.encode()):

@@ -20,6 +20,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ["MCP_GOVERNANCE_LOCKFILES"] = str(settings.lockfiles)
     if settings.config_path is not None:
         os.environ["MCP_GOVERNANCE_CONFIG"] = str(settings.config_path)
+    if not settings.session_secret:
+        # Every worker must sign and check dashboard sessions with the same key.
+        import secrets
+
+        os.environ["MCP_GOVERNANCE_SESSION_SECRET"] = secrets.token_urlsafe(48)
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         import tempfile
 
