@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 
-from app import __version__
+from app import __version__, ui
 from app.api import problems
 from app.api.hotpath import AwarenessHotPath
 from app.api.limits import BodyLimit
@@ -62,6 +62,7 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
     problems.install(app)
     for module in (locks, diffs, servers, dashboard, health):
         app.include_router(module.router)
+    ui.install(app)
     app.add_middleware(AwarenessHotPath, fastapi_app=app)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(RequestMetrics)
