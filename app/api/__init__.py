@@ -56,7 +56,9 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    app = FastAPI(title="mcp-governance", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # /docs and /redoc come from app.ui, with assets shipped in the package (no CDN).
+    app = FastAPI(title="mcp-governance", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.governance = governance
     problems.install(app)
