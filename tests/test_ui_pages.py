@@ -99,7 +99,10 @@ def test_the_fleet_lists_every_server_drifted_breaking_first(browser: TestClient
         assert f'data-server="{server}"' in page.text
         cells = page.text.split(f'data-server="{server}"')[1].split("</tr>")[0]
         assert f'>{row["status"]}<' in cells
-        assert f'>{row["maxSeverity"] or "none"}<' in cells
+        if row["status"] in ("drifted", "in-sync"):
+            assert f'>{row["maxSeverity"] or "none"}<' in cells
+        else:  # nothing reported, nothing graded: no "none" that reads as "no change"
+            assert "no live drift to grade" in cells and "badge sev-" not in cells
 
 
 @pytest.mark.parametrize(("query", "expected"), [
@@ -174,7 +177,7 @@ def test_the_server_page_has_tools_arguments_history_and_drift(browser: TestClie
 def test_the_diff_page_shows_argument_level_deltas_grouped_by_tool(browser: TestClient):
     page = browser.get("/ui/servers/filesystem/diff?from=2&to=live")
     assert page.status_code == 200
-    tool = page.text.split("Tool <code>read_multiple_files</code>")[1].split("</section>")[0]
+    tool = page.text.split("Tool <code>read_multiple_files</code></h3>")[1].split("</section>")[0]
     breaking = tool.split('data-severity="BREAKING"')[1].split("</li>")[0]
     assert '<code class="argument">paths</code>' in breaking
     assert "<dt>Before</dt>" in breaking and "<dt>After</dt>" in breaking and "<dt>Fix</dt>" in breaking
@@ -390,6 +393,10 @@ def test_approve_is_offered_only_to_approvers(as_token: Callable[[str], TestClie
     reader = as_token("reader")
     page = reader.get(path)
     assert page.status_code == 200 and "badc0de" in page.text
+    assert set(re.findall(r'data-severity="(\w+)"', page.text)) <= {"BREAKING", "RISKY"}
+    every = reader.get(f"{path}?all=1").text
+    assert len(re.findall(r'data-severity="', every)) == sum(
+        auth_app[0].state.governance.refused_attempt("billing", attempt).summary.values())
     assert "/approve" not in page.text and "Approve and lock" not in page.text
     assert "Approve and lock" not in reader.get("/ui/servers/billing").text
     refused = reader.post(f"{path}/approve", data={"csrf": csrf_of(page.text), "reason": "sure"})

@@ -328,9 +328,12 @@ def _fleet(visit: Visit) -> tuple[views.FleetQuery, views.FleetPage, str]:
 
 
 @router.get("/ui/")
-def fleet_page(visit: Visit = Depends(_visit)) -> Response:
+def fleet_page(visit: Visit = Depends(_visit), refresh: str = str(REFRESH_SECONDS)) -> Response:
+    """The fleet; ``refresh`` (seconds, 2-3600) sets how often the table updates itself."""
     query, page, etag = _fleet(visit)
-    return _render(visit, "fleet.html", query=query, page=page, etag=etag, refresh_seconds=REFRESH_SECONDS,
+    if not refresh.isdigit() or not 2 <= int(refresh) <= 3600:
+        raise PageProblem(422, "Cannot use that", "refresh: expected a number of seconds from 2 to 3600")
+    return _render(visit, "fleet.html", query=query, page=page, etag=etag, refresh_seconds=int(refresh),
                    rows_url=query.url("/ui/fleet/rows"), generated_at=utc_now())
 
 
@@ -501,13 +504,20 @@ def approvals_page(visit: Visit = Depends(_visit)) -> Response:
     return _render(visit, "approvals.html", attempts=found)
 
 
+ATTEMPT_SEVERITIES = ("BREAKING", "RISKY")
+"""What a reviewer sees of a refused lock unless they ask for every change."""
+
+
 def _attempt_page(visit: Visit, server: str, attempt_id: str, status: int = 200, **extra: Any) -> Response:
     with _as_page():
         attempt = visit.gov.refused_attempt(server, attempt_id)
         data = visit.gov.refused_diff(attempt).to_json()
+    every = visit.request.query_params.get("all") == "1"
+    shown = views.SEVERITIES if every else ATTEMPT_SEVERITIES
     context = {"reason": "", "approved_by": "", "error": None, **extra}
-    return _render(visit, "attempt.html", status, server=server, attempt=attempt, result=data,
-                   groups=views.group_deltas(data["deltas"]),
+    return _render(visit, "attempt.html", status, server=server, attempt=attempt, result=data, every=every,
+                   shown_count=sum(1 for d in data["deltas"] if d["severity"] in shown),
+                   groups=views.group_deltas(data["deltas"], shown),
                    may_approve=visit.may_approve(server), **context)
 
 
