@@ -462,6 +462,13 @@ def test_forms_without_this_sessions_csrf_token_or_from_another_site_are_refused
     assert client.get("/lockfiles/billing/versions", headers=bearer("admin")).json()[-1]["version"] == 1
 
 
+def test_a_form_sent_after_the_session_ended_asks_to_sign_in_again(auth_app: tuple[FastAPI, dict[str, str]]):
+    client = TestClient(auth_app[0], follow_redirects=False)
+    sent = client.post(f"/ui/servers/billing/attempts/{auth_app[1]['billing']}/approve",
+                       data={"csrf": "x", "reason": "late"})
+    assert sent.status_code == 303 and sent.headers["location"] == "/ui/login?next=%2Fui%2F"
+
+
 def test_a_redirect_after_sign_in_stays_on_the_dashboard(auth_app: tuple[FastAPI, dict[str, str]]):
     client = TestClient(auth_app[0], follow_redirects=False)
     for target in ("https://evil.example/", "//evil.example/ui/", "/docs", "/ui/\\evil"):

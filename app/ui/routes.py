@@ -217,7 +217,10 @@ def install_pages(app: FastAPI) -> None:
     @app.exception_handler(SignIn)
     async def sign_in(request: Request, exc: SignIn) -> Response:
         visit = _visit(request)
+        # Back to the page after signing in; a form sent with an expired session goes to the fleet.
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        if request.method != "GET":
+            target = "/ui/"
         if request.headers.get("x-requested-with") == "fetch":
             return _finish(Response(status_code=401), visit)
         return _redirect(visit, f"/ui/login?{urlencode({'next': target})}")
