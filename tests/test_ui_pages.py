@@ -477,3 +477,22 @@ def test_a_redirect_after_sign_in_stays_on_the_dashboard(auth_app: tuple[FastAPI
                                                 "next": target})
         assert signed.status_code == 303 and signed.headers["location"] == "/ui/", target
         client.cookies.clear()
+
+
+def test_unlocked_and_corrupt_servers_have_pages_that_say_so(tmp_path: Path):
+    with TestClient(create_app(Settings(lockfiles=tmp_path)), follow_redirects=False) as client:
+        client.put("/servers/newcomer/live", json=V1)
+        lock(client, V1, server="broken")
+        path = tmp_path / "broken.lock.toml"
+        path.write_text(path.read_text().replace("Fetch one invoice", "Fetch anything"))
+        fleet = client.get("/ui/?sort=name").text
+        assert re.findall(r'<tr class="row-([a-z-]+)[^"]*" data-server="([^"]+)"', fleet) == [
+            ("corrupt", "broken"), ("unlocked", "newcomer")]
+        newcomer = client.get("/ui/servers/newcomer")
+        assert newcomer.status_code == 200 and ">unlocked<" in newcomer.text and "Never locked." in newcomer.text
+        broken = client.get("/ui/servers/broken")
+        assert broken.status_code == 200 and ">corrupt<" in broken.text
+        assert "The current lockfile is corrupt and is not served." in broken.text
+        assert client.get("/ui/servers/broken/diff?from=1&to=1").status_code == 200  # history still reads
+        awareness = client.get("/ui/servers/broken/awareness")
+        assert awareness.status_code == 200
