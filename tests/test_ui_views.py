@@ -20,6 +20,7 @@ from app.ui.views import (
     attention_key,
     fleet_page,
     group_deltas,
+    instance_summary,
     severity_rank,
 )
 
@@ -164,3 +165,15 @@ def test_argument_rows_stop_at_the_depth_limit_and_on_cycles():
     node: dict[str, Any] = {"type": "object", "properties": {"next": {"$ref": "#"}}}
     rows = argument_rows(node, max_depth=3)
     assert [row.name for row in rows] == ["next", "next.next", "next.next.next", "next.next.next.next"]
+
+
+def test_instances_are_counted_when_the_rows_carry_them():
+    one = {"server": "a", "status": "in-sync", "instances": [{"instance": None, "status": "in-sync"}]}
+    rollout = {"server": "b", "status": "drifted", "instances": [
+        {"instance": "old", "status": "in-sync"}, {"instance": "new-1", "status": "drifted"},
+        {"instance": "new-2", "status": "drifted"}]}
+    assert instance_summary(one) == "1" and instance_summary(rollout) == "3 (2 drifted)"
+    assert instance_summary({"server": "c", "status": "unreported", "instances": []}) == "0"
+    assert instance_summary({"server": "d", "status": "in-sync"}) is None
+    assert fleet_page([one, rollout], FleetQuery()).instances
+    assert not fleet_page([{"server": "d", "status": "in-sync"}], FleetQuery()).instances

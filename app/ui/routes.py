@@ -78,6 +78,7 @@ def _environment() -> Environment:
     env.filters["pretty"] = pretty_json
     env.filters["seg"] = lambda text: quote(str(text), safe="")
     env.globals.update(SEVERITIES=views.SEVERITIES, STATUSES=views.STATUSES, argument_of=views.argument_of,
+                       instance_summary=views.instance_summary,
                        annotation_labels=views.annotation_labels, severity_rank=views.severity_rank,
                        urlencode=urlencode, LIVE=LIVE)
     return env

@@ -146,6 +146,11 @@ class FleetPage:
     by_status: dict[str, int]
     """Servers the caller may read, per status (before filtering)."""
 
+    @property
+    def instances(self) -> bool:
+        """Whether the rows say how many instances report (the table then has that column)."""
+        return any(instance_summary(row) is not None for row in self.rows)
+
 
 def fleet_page(rows: Sequence[Mapping[str, Any]], query: FleetQuery, page_size: int = PAGE_SIZE) -> FleetPage:
     """Filter, order and cut one page of the fleet (a page past the end gives the last one)."""
@@ -157,6 +162,16 @@ def fleet_page(rows: Sequence[Mapping[str, Any]], query: FleetQuery, page_size: 
     pages = max(1, -(-len(kept) // page_size))
     page = min(query.page, pages)
     return FleetPage(kept[(page - 1) * page_size: page * page_size], len(rows), len(kept), page, pages, by_status)
+
+
+def instance_summary(row: Mapping[str, Any]) -> str | None:
+    """"3 (1 drifted)": how many instances of a server report, and how many differ from the
+    lock; None when the row carries no instances (a service that does not track them)."""
+    instances = row.get("instances")
+    if not isinstance(instances, list):
+        return None
+    drifted = sum(1 for instance in instances if isinstance(instance, dict) and instance.get("status") == "drifted")
+    return f"{len(instances)} ({drifted} drifted)" if drifted and len(instances) > 1 else str(len(instances))
 
 
 # -- diffs -------------------------------------------------------------------------------
