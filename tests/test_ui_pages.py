@@ -496,3 +496,13 @@ def test_unlocked_and_corrupt_servers_have_pages_that_say_so(tmp_path: Path):
         assert client.get("/ui/servers/broken/diff?from=1&to=1").status_code == 200  # history still reads
         awareness = client.get("/ui/servers/broken/awareness")
         assert awareness.status_code == 200
+
+
+def test_the_preview_of_a_tool_the_live_surface_lost_is_the_apis_too(tmp_path: Path):
+    with TestClient(create_app(Settings(lockfiles=tmp_path)), follow_redirects=False) as client:
+        lock(client, V1)
+        client.put("/servers/billing/live", json={"tools": [V1["tools"][0]]})  # list_invoices is gone
+        api = client.get("/servers/billing/awareness?tool=list_invoices")
+        page = client.get("/ui/servers/billing/awareness?tool=list_invoices")
+        assert 'value="list_invoices" selected' in page.text  # offered: the lock knows it
+        assert api.status_code == 200 and pre_text(page.text, "awareness-section") == api.text
