@@ -506,3 +506,25 @@ def test_the_preview_of_a_tool_the_live_surface_lost_is_the_apis_too(tmp_path: P
         page = client.get("/ui/servers/billing/awareness?tool=list_invoices")
         assert 'value="list_invoices" selected' in page.text  # offered: the lock knows it
         assert api.status_code == 200 and pre_text(page.text, "awareness-section") == api.text
+
+
+def test_a_deltas_witness_is_shown_when_the_engine_gives_one():
+    from app.ui.routes import _environment
+    from app.ui.views import group_deltas
+
+    delta = {"id": "1", "rule": "input.required.added", "severity": "BREAKING", "category": "input",
+             "tool": "get_invoice", "action": None, "field": "input.currency",
+             "path": "/tools/get_invoice/inputSchema/required", "description": 'Argument "currency" is now required',
+             "before": "optional", "after": "required", "hint": 'Pass "currency".',
+             "witness": {"id": "inv_1", "note": "<b>"}}
+    output = {**delta, "id": "2", "category": "output", "field": "output.total", "witness": 10}
+    page = _environment().get_template("_deltas.html").render(groups=group_deltas([delta, output]))
+    assert "A call that worked before and fails now" in page
+    assert "A value the new schema allows and the old reader rejects" in page
+    assert html.unescape(pre_text_of_class(page, "witness")[0]) == '{\n  "id": "inv_1",\n  "note": "<b>"\n}'
+    plain = _environment().get_template("_deltas.html").render(groups=group_deltas([{**delta, "witness": None}]))
+    assert "worked before" not in plain
+
+
+def pre_text_of_class(page: str, css: str) -> list[str]:
+    return re.findall(rf'<pre class="{css}"><code>(.*?)</code></pre>', page, re.S)
