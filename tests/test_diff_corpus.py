@@ -95,7 +95,7 @@ COUNTS: dict[tuple[str, str, str], dict[tuple[str, str], int]] = {
     ("filesystem", "2025.11.25", "2026.8.31"): {
         ("input.additional-properties.opened", S): 15, ("tool.annotation.declared", S): 14,
         ("tool.annotation.destructive.gained", B): 1, ("output.enum.value-removed", S): 1,
-        ("output.unclassified", R): 1, ("tool.description.changed", C): 1,
+        ("output.union.branch-added", B): 1, ("tool.description.changed", C): 1,
     },
     # 9 tools gone, 5 new; {repo_path} is shared by 2 removed and 4 added tools, so no pair is a rename;
     # git_commit.files and git_log.ref removed from open objects; pydantic titles renamed
@@ -184,11 +184,11 @@ def test_filesystem_2025_11_25_to_2026_8_31():
     opened = [d for d in found if d.rule == "input.additional-properties.opened"]
     assert {d.field for d in opened} == {"input", "input.edits[]"}
     assert all(d.severity.value == "SAFE" for d in opened)
-    # read_media_file: the old result shape lost "blob" (SAFE for output); the new shape is a wider
-    # result no output rule grades (RISKY, never SAFE by default)
+    # read_media_file: the old result shape lost "blob" (SAFE for output); the new shape is a result
+    # the old reader refuses (its type enum lacks "resource"): an output branch added, BREAKING
     (blob,) = find(found, "output.enum.value-removed", "read_media_file", "output.content[].type")
     assert blob.path == "/tools/read_media_file/outputSchema/properties/content/items/anyOf/0/properties/type/enum"
-    (shape,) = find(found, "output.unclassified", "read_media_file", "output.content[]")
+    (shape,) = find(found, "output.union.branch-added", "read_media_file", "output.content[]")
     assert shape.path == "/tools/read_media_file/outputSchema/properties/content/items/anyOf/1"
 
 

@@ -109,8 +109,9 @@ def test_within_a_tool_actions_sort_after_the_tool_wide_deltas():
 
 def test_delta_id_is_the_first_12_hex_of_sha256_of_its_identity():
     (delta,) = [d for d in diff(BEFORE, AFTER).deltas if d.tool == "billing"]
-    key = f"{delta.rule}|billing||{delta.path}|{delta.before}|{delta.after}"
-    assert key == "input.type.narrowed|billing||/tools/billing/inputSchema/properties/amount/type|number|integer"
+    key = f"{delta.rule}|billing||{delta.field}|{delta.path}|{delta.before}|{delta.after}"
+    assert key == ("input.type.narrowed|billing||input.amount|/tools/billing/inputSchema/properties/amount/type"
+                   "|number|integer")
     assert delta.id == hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     assert delta.to_json()["id"] == delta.id
 
@@ -123,7 +124,7 @@ def test_result_json_shape():
     assert [d["rule"] for d in document["deltas"]] == [
         "input.type.narrowed", "tool.removed", "tool.added", "input.property.added"]
     assert set(document["deltas"][0]) == {"id", "rule", "severity", "category", "tool", "action", "field", "path",
-                                          "description", "before", "after", "hint"}
+                                          "description", "before", "after", "hint", "witness"}
 
 
 def test_severity_order_is_breaking_first():

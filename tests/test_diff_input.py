@@ -266,7 +266,7 @@ SINGLE = {
         Change("input.property.added-required", "BREAKING", "/properties/a")),
     "a not constraint added": (
         arg(type="string"), arg(type="string", **{"not": {"const": "x"}}),
-        Change("input.not.changed", "RISKY", "/properties/a/not")),
+        Change("input.not.added", "BREAKING", "/properties/a/not")),
     "a not constraint changed": (
         arg(type="string", **{"not": {"const": "x"}}), arg(type="string", **{"not": {"const": "y"}}),
         Change("input.not.changed", "RISKY", "/properties/a/not")),
@@ -300,7 +300,7 @@ SINGLE = {
     "oneOf -> anyOf (overlapping branches now all pass)": (
         arg(oneOf=[{"type": "string", "maxLength": 5}, {"type": "string", "minLength": 3}]),
         arg(anyOf=[{"type": "string", "maxLength": 5}, {"type": "string", "minLength": 3}]),
-        Change("input.unclassified", "RISKY", "/properties/a/anyOf")),
+        Change("input.union.one-of-relaxed", "SAFE", "/properties/a/anyOf")),
     "an additionalProperties schema change that neither narrows nor widens is not 'opened'": (
         obj(additionalProperties={"type": "string", "x-foo": 1}),
         obj(additionalProperties={"type": "string", "x-foo": 2}),

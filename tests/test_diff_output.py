@@ -113,16 +113,34 @@ def test_paired_rules_backward(name):
     # kinds of change the output table has no row for are never SAFE by default
     ("contentMediaType", field(type="string"), field(type="string", contentMediaType="text/csv"),
      "/properties/a/contentMediaType"),
-    ("a pattern", field(type="string"), field(type="string", pattern="^[0-9]+$"), "/properties/a/pattern"),
-    ("an enum restriction dropped", field(type="string", enum=["ok"]), field(type="string"), "/properties/a/enum"),
-    ("a union branch added (a new result shape)", field(anyOf=[{"type": "string", "maxLength": 3}]),
-     field(anyOf=[{"type": "string", "maxLength": 3}, {"type": "object", "required": ["code"]}]),
-     "/properties/a/anyOf/1"),
     ("an unknown keyword", field(type="string", **{"x-unit": "ms"}), field(type="string", **{"x-unit": "s"}),
      "/properties/a/x-unit"),
 ])
 def test_changes_without_an_output_rule_are_unclassified_risky(name, before, after, path):
     assert run(before, after) == one("output.unclassified", "RISKY", path)
+
+
+@pytest.mark.parametrize("name,before,after,rule,severity,path", [
+    # every kind of the shared walk has an output row: the direction flips (narrower is SAFE)
+    ("a pattern added", field(type="string"), field(type="string", pattern="^[0-9]+$"),
+     "output.pattern.added", "SAFE", "/properties/a/pattern"),
+    ("a pattern removed", field(type="string", pattern="^[0-9]+$"), field(type="string"),
+     "output.pattern.removed", "RISKY", "/properties/a/pattern"),
+    ("an enum restriction dropped", field(type="string", enum=["ok"]), field(type="string"),
+     "output.enum.removed", "RISKY", "/properties/a/enum"),
+    ("an enum restriction added", field(type="string"), field(type="string", enum=["ok", "no"]),
+     "output.enum.added", "SAFE", "/properties/a/enum"),
+    ("a union branch added (a new result shape)", field(anyOf=[{"type": "string", "maxLength": 3}]),
+     field(anyOf=[{"type": "string", "maxLength": 3}, {"type": "object", "required": ["code"]}]),
+     "output.union.branch-added", "BREAKING", "/properties/a/anyOf/1"),
+    ("a union branch removed", field(anyOf=[{"type": "string", "maxLength": 3}, {"type": "object"}]),
+     field(anyOf=[{"type": "string", "maxLength": 3}]), "output.union.branch-removed", "SAFE",
+     "/properties/a/anyOf/1"),
+    ("a default changed (nothing applies an output default)", field(type="string", default="a"),
+     field(type="string", default="b"), "output.default.changed", "COSMETIC", "/properties/a/default"),
+])
+def test_output_rows_flip_the_input_direction(name, before, after, rule, severity, path):
+    assert run(before, after) == one(rule, severity, path)
 
 
 # -- the direction flip, side by side -----------------------------------------------------------

@@ -144,7 +144,8 @@ DESIGN_EXAMPLE = json.loads("""
              "category": "input", "tool": "billing", "action": "get_invoice",
              "field": "actions.get_invoice.input.currency", "path": "/tools/billing/inputSchema/...",
              "description": "Argument \\"currency\\" is now required", "before": "optional",
-             "after": "required (string)", "hint": "Pass \\"currency\\" (string)."}],
+             "after": "required (string)", "hint": "Pass \\"currency\\" (string).",
+             "witness": {"found": true, "value": {"action": "get_invoice", "id": "inv_1"}}}],
  "ignored": []}
 """)
 

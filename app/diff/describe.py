@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 
-from app.diff.schema_effective import FALSE_SCHEMA
 from app.jsontypes import JSON
 
 MAX_LABEL = 120
+FALSE_SCHEMA = {"not": {}}
+"""The effective form of the schema ``false`` (see ``app.diff.schema.effective``)."""
 
 BOUND_WORDS = {
     "maximum": "at most {v}",

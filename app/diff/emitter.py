@@ -1,11 +1,12 @@
-"""Collects deltas for one diff: looks up the rule, renders its templates, dedupes."""
+"""Collects deltas for one diff: looks up the rule, renders its templates, and keeps one
+delta per identity (rule + location, :func:`app.diff.model.delta_id`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.diff.model import Delta
+from app.diff.model import Delta, WitnessSource
 from app.diff.registry import Rule, lookup
 
 
@@ -32,6 +33,7 @@ class Emitter:
         before: str | None = None,
         after: str | None = None,
         when: str = "",
+        evidence: WitnessSource | None = None,
         **params: Any,
     ) -> Delta:
         entry: Rule = lookup(rule_id, when)
@@ -49,6 +51,7 @@ class Emitter:
             before=before,
             after=after,
             hint=entry.suggest(values),
+            evidence=evidence,
         )
         if delta.id not in self._seen:
             self._seen.add(delta.id)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from app.diff import rules as _rules  # noqa: F401  (registers every rule family)
 from app.diff.describe import schema_summary
 from app.diff.emitter import Emitter, Scope
+from app.diff.family import INPUT, OUTPUT
 from app.diff.model import Delta, DiffResult, ToolChanges
 from app.diff.renames import Item, Rename, match
 from app.diff.rules.annotations_surface import (
@@ -23,12 +24,10 @@ from app.diff.rules.annotations_surface import (
     emit_renamed,
 )
 from app.diff.rules.fusion import compare_fusion
-from app.diff.rules.input_schema import INPUT
-from app.diff.rules.output_schema import OUTPUT
 from app.diff.rules.prompts_resources import compare_prompts, compare_resources
 from app.diff.rules.security import compare_prompt_security, compare_tool_security, new_tool_security
-from app.diff.schema_compare import COSMETIC_KINDS, SchemaComparer
-from app.diff.schema_effective import Node, list_at, make_node, object_at, resolve
+from app.diff.schema import Effect, Node, SchemaComparer, effect, make_node, resolve
+from app.diff.schema.effective import list_at, object_at
 from app.jsonio import canonical_json
 from app.model import Action, Surface, Tool
 from app.schemas import pointer
@@ -173,7 +172,7 @@ def _same_input(before: Tool, after: Tool) -> bool:
         return b is not None and b == a
     comparer = SchemaComparer(lambda *args, **kwargs: None)
     kinds = comparer.probe(_root(before, "inputSchema"), _root(after, "inputSchema"))
-    return all(kind in COSMETIC_KINDS for kind, _ in kinds)
+    return all(effect(kind) is Effect.COSMETIC for kind, _ in kinds)
 
 
 def rename_item(tool: Tool) -> Item:

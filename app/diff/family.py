@@ -1,39 +1,51 @@
-"""A schema rule family: the table that turns the shared walk's kinds of change into the
-family's own rules (input and output differ only in this table: the direction flips)."""
+"""A schema rule family: the input or output side of the shared schema walk.
+
+Each kind of change the walk reports is mapped, beside the check that emits it
+(``app/diff/schema/checks/``), to one rule per direction; this module looks the rule up
+for its direction, emits the delta, and attaches what a witness is built from to the
+deltas that may refuse (input) or newly admit (output) a value.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app.diff.emitter import Emitter, Scope
-from app.diff.schema_compare import Pair, SchemaComparer
-from app.diff.schema_effective import Node
+from app.diff.model import Severity
+from app.diff.registry import lookup
+from app.diff.schema import Kind, Node, Pair, SchemaComparer, resolve_rule
+from app.diff.schema.kinds import Effect, effect
+from app.diff.schema.walk import Checkpoint
+from app.diff.schema.witness import Evidence
 
-Choice = str | Callable[[dict[str, Any]], tuple[str, str]]
-"""A rule id, or a function of the change's facts giving (rule id, variant)."""
+_WITNESSED = (Severity.BREAKING, Severity.RISKY)
 
 
 @dataclass(frozen=True)
 class SchemaFamily:
     direction: str
-    table: dict[str, Choice]
+    """``input`` or ``output``."""
 
-    def compare(self, emitter: Emitter, scope: Scope, before: Node, after: Node, field: str) -> None:
+    def compare(self, emitter: Emitter, scope: Scope, before: Node, after: Node, field: str,
+                checkpoint: Checkpoint | None = None) -> None:
         """Walk two schemas and emit this family's deltas."""
 
-        def sink(kind: str, pair: Pair, at: str, before: str | None, after: str | None, **facts: Any) -> None:
-            choice = self.table.get(kind)
-            if choice is None:
-                rule_id, when = f"{self.direction}.unclassified", ""
-                facts.setdefault("detail", kind.replace(".", " "))
-            elif isinstance(choice, str):
-                rule_id, when = choice, ""
-            else:
-                rule_id, when = choice(facts)
+        def sink(kind: Kind, pair: Pair, at: str, before: str | None, after: str | None, **facts: Any) -> None:
+            rule_id, when = resolve_rule(kind, self.direction, facts)
+            seeds = tuple(facts.pop("seeds", None) or ())
             facts.pop("name", None)
+            facts.setdefault("detail", kind.value.replace(".", " "))
+            evidence = None
+            if lookup(rule_id, when).severity in _WITNESSED and effect(kind) is not Effect.COSMETIC:
+                evidence = Evidence(self.direction, pair.before.root, pair.after.root, pair.instance,
+                                    pair.before.schema, pair.after.schema, seeds)
             emitter.emit(rule_id, scope, field=pair.field, path=at, before=before, after=after, when=when,
-                         name=pair.name, kind=kind, **facts)
+                         evidence=evidence, name=pair.name, kind=kind.value, **facts)
 
-        SchemaComparer(sink).compare(before, after, field)
+        comparer = SchemaComparer(sink) if checkpoint is None else SchemaComparer(sink, checkpoint)
+        comparer.compare(before, after, field)
+
+
+INPUT = SchemaFamily("input")
+OUTPUT = SchemaFamily("output")

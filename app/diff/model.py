@@ -7,8 +7,10 @@ A delta is one change, graded by what it does to a model that learned the old co
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
+from typing import Protocol
 
 from app.jsontypes import JSON
 
@@ -39,10 +41,53 @@ class Severity(str, Enum):  # noqa: UP042 - StrEnum would change str() and forma
 SEVERITY_ORDER = (Severity.BREAKING, Severity.RISKY, Severity.SAFE, Severity.COSMETIC)
 
 
-def delta_id(rule: str, tool: str | None, action: str | None, path: str, before: str | None, after: str | None) -> str:
-    """Stable id: the first 12 hex chars of sha256(rule|tool|action|path|before|after)."""
-    key = "|".join((rule, tool or "", action or "", path, before or "", after or ""))
+def delta_id(rule: str, tool: str | None, action: str | None, field: str, path: str, before: str | None,
+             after: str | None) -> str:
+    """Stable id: the first 12 hex chars of sha256(rule|tool|action|field|path|before|after).
+
+    Identity is the rule and where the change is (tool, action, the argument's field and
+    the schema path): five arguments that become required are five deltas even though
+    their ``required`` keyword and their before/after text are the same."""
+    key = "|".join((rule, tool or "", action or "", field, path, before or "", after or ""))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A value that shows a delta is real, checked with jsonschema, or why there is none.
+
+    Input: an argument object the old schema accepts and the new one refuses. Output: a
+    result the new schema allows and the old reader refuses."""
+
+    found: bool
+    value: JSON = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, JSON]:
+        if self.found:
+            return {"found": True, "value": self.value}
+        return {"found": False, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, data: dict[str, JSON]) -> Witness:
+        if data.get("found"):
+            return cls(True, data.get("value"))
+        return cls(False, reason=str(data.get("reason") or ""))
+
+
+class WitnessSource(Protocol):
+    def build(self) -> Witness:
+        ...
+
+
+@dataclass(frozen=True)
+class KnownWitness:
+    """A witness already built (read back from a stored result)."""
+
+    witness: Witness
+
+    def build(self) -> Witness:
+        return self.witness
 
 
 @dataclass(frozen=True)
@@ -58,16 +103,24 @@ class Delta:
     before: str | None = None
     after: str | None = None
     hint: str | None = None
+    evidence: WitnessSource | None = field(default=None, compare=False, repr=False)
+    """What a witness is built from (schema deltas that may refuse or admit values)."""
 
     @property
     def id(self) -> str:
-        return delta_id(self.rule, self.tool, self.action, self.path, self.before, self.after)
+        return delta_id(self.rule, self.tool, self.action, self.field, self.path, self.before, self.after)
+
+    @cached_property
+    def witness(self) -> Witness | None:
+        """Built on first use: a diff pays nothing for witnesses no report shows."""
+        return None if self.evidence is None else self.evidence.build()
 
     def sort_key(self) -> tuple[int, str, str, str, str, str]:
         """Severity (worst first), then tool, action, path; rule and id break ties."""
         return (self.severity.rank, self.tool or "", self.action or "", self.path, self.rule, self.id)
 
-    def to_json(self) -> dict[str, JSON]:
+    def to_json(self, witness: bool = True) -> dict[str, JSON]:
+        shown = self.witness if witness else None
         return {
             "id": self.id,
             "rule": self.rule,
@@ -81,6 +134,7 @@ class Delta:
             "before": self.before,
             "after": self.after,
             "hint": self.hint,
+            "witness": shown.to_json() if shown is not None else None,
         }
 
 
@@ -92,8 +146,8 @@ class IgnoredDelta:
     reason: str
     expires: str | None = None
 
-    def to_json(self) -> dict[str, JSON]:
-        return {**self.delta.to_json(), "reason": self.reason, "expires": self.expires}
+    def to_json(self, witness: bool = True) -> dict[str, JSON]:
+        return {**self.delta.to_json(witness), "reason": self.reason, "expires": self.expires}
 
 
 @dataclass(frozen=True)
@@ -158,7 +212,9 @@ class DiffResult:
     def for_tool(self, tool: str) -> list[Delta]:
         return [delta for delta in self.deltas if delta.tool == tool]
 
-    def to_json(self) -> dict[str, JSON]:
+    def to_json(self, witnesses: bool = True) -> dict[str, JSON]:
+        """The documented shape; ``witnesses=False`` leaves witnesses out (null) for callers
+        that do not show them and should not pay for building them."""
         max_severity = self.max_severity
         return {
             "server": self.server,
@@ -166,6 +222,6 @@ class DiffResult:
             "isBackwardsCompatible": self.is_backwards_compatible,
             "summary": self.summary,
             "tools": self.tools.to_json(),
-            "deltas": [delta.to_json() for delta in self.deltas],
-            "ignored": [ignored.to_json() for ignored in self.ignored],
+            "deltas": [delta.to_json(witnesses) for delta in self.deltas],
+            "ignored": [ignored.to_json(witnesses) for ignored in self.ignored],
         }

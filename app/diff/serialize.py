@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from app.diff.model import Delta, DiffResult, IgnoredDelta, Severity, ToolChanges
+from app.diff.model import Delta, DiffResult, IgnoredDelta, KnownWitness, Severity, ToolChanges, Witness
 from app.jsontypes import JSON
 
 
 def delta_from_json(data: dict[str, JSON]) -> Delta:
+    witness = data.get("witness")
     return Delta(
         rule=data["rule"],
         severity=Severity(data["severity"]),
@@ -19,6 +20,7 @@ def delta_from_json(data: dict[str, JSON]) -> Delta:
         before=data.get("before"),
         after=data.get("after"),
         hint=data.get("hint"),
+        evidence=KnownWitness(Witness.from_json(witness)) if isinstance(witness, dict) else None,
     )
 
 

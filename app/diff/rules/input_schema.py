@@ -1,14 +1,13 @@
 """Input schema rules (RULES.md "Input schema"): what the model sends.
 
 A change that refuses an argument set the old contract accepted is BREAKING; one that
-accepts more is SAFE. The walk is shared (``schema_compare``); this table grades it.
+accepts more is SAFE. These are the rows (severity and wording); the walk is shared
+(``app/diff/schema``) and each kind of change it reports is mapped to one of these rules
+beside the check that finds it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from app.diff.family import SchemaFamily
 from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
 
 C, D = "input", "input"
@@ -53,6 +52,10 @@ rule("input.bound.tightened", BREAKING, C, D, 'Argument "{name}" has a tighter {
              "to a non-divisor, uniqueItems added.")
 rule("input.bound.relaxed", SAFE, C, D, 'Argument "{name}" has a looser {keyword}',
      summary="A bound removed or loosened, multipleOf changed to a divisor.")
+rule("input.bound.integer-range", COSMETIC, C, D,
+     'Argument "{name}" has a {keyword} at or beyond the interoperable integer range',
+     summary="A bound at or beyond ±(2^53-1) (I-JSON) on both sides, such as zod's maximum 9007199254740991 on "
+             "every integer: no client sends an exact number past it, so nothing changes in practice.")
 rule("input.pattern.added", BREAKING, C, D, 'Argument "{name}" must now match the pattern {after}',
      'Send a value of "{name}" that matches {after}.', summary="A pattern was added.")
 rule("input.pattern.changed", RISKY, C, D, 'The pattern of argument "{name}" changed',
@@ -79,6 +82,20 @@ rule("input.union.branch-removed", BREAKING, C, D, 'Argument "{name}" no longer 
      summary="A oneOf/anyOf branch is gone and no remaining branch covers it.")
 rule("input.union.branch-added", SAFE, C, D, 'Argument "{name}" now also accepts the shape {after}',
      summary="A oneOf/anyOf branch was added.")
+rule("input.union.added", BREAKING, C, D, 'Argument "{name}" must now match one of: {after}',
+     'Make "{name}" match one of the shapes: {after}.',
+     summary="A first anyOf/oneOf over a schema that had none, which no single branch covers: calls the old "
+             "schema accepted can be refused.")
+rule("input.union.removed", SAFE, C, D, 'Argument "{name}" no longer has to match one of: {before}',
+     summary="The anyOf/oneOf of a schema was dropped.")
+rule("input.union.one-of-overlap", BREAKING, C, D,
+     'Argument "{name}" is now refused when it matches more than one oneOf branch',
+     'Send "{name}" so that exactly one shape matches: {after}.',
+     summary="oneOf exclusivity: a value the old schema accepted now matches several oneOf branches, and "
+             "oneOf refuses it (a type turned into oneOf of overlapping branches, anyOf -> oneOf, a branch "
+             "that overlaps another).")
+rule("input.union.one-of-relaxed", SAFE, C, D, 'Argument "{name}" may now match several shapes at once',
+     summary="oneOf -> anyOf over branches that can overlap: values matching several branches are accepted.")
 rule("input.all-of.branch-added", BREAKING, C, D, 'Argument "{name}" must now also satisfy {after}',
      'Make "{name}" satisfy {after}.', summary="An allOf branch was added.")
 rule("input.all-of.branch-removed", SAFE, C, D, 'Argument "{name}" no longer has to satisfy {before}',
@@ -90,8 +107,25 @@ rule("input.conditional.removed", SAFE, C, D, 'A {keyword} condition on "{name}"
      summary="A conditional was removed or reduced.")
 rule("input.conditional.changed", RISKY, C, D, 'The {keyword} condition on "{name}" changed',
      'Check the condition on "{name}": {after}.', summary="A conditional changed.")
+rule("input.not.added", BREAKING, C, D, 'Argument "{name}" must now not be {after}',
+     'Make sure "{name}" is not {after}.',
+     summary="A not constraint on a property or the root that old values can match (unless the old values "
+             "provably never match it: disjoint types).")
+rule("input.not.removed", SAFE, C, D, 'Argument "{name}" no longer has to avoid {before}',
+     summary="A not constraint was removed.")
+rule("input.not.narrowed", BREAKING, C, D, 'The "not" constraint of "{name}" now refuses values it accepted',
+     'Check what "{name}" must not be: {after}.',
+     summary="A not constraint changed so that an old-valid value (found and checked) is refused.")
+rule("input.not.relaxed", SAFE, C, D, 'The "not" constraint of "{name}" refuses less',
+     summary="A not constraint changed to one whose negated schema accepts only what the old one did.")
 rule("input.not.changed", RISKY, C, D, 'The "not" constraint of "{name}" changed',
-     'Check what "{name}" must not be: {after}.', summary="A not constraint changed.")
+     'Check what "{name}" must not be: {after}.',
+     summary="A not constraint changed and no old-valid value it now refuses was found.")
+rule("input.property-names.narrowed", BREAKING, C, D, 'The name "{refused}" is no longer accepted in "{name}"',
+     'Do not send "{refused}": propertyNames now refuses it.',
+     summary="propertyNames added or changed so that a declared argument's name is refused.")
+rule("input.property-names.relaxed", SAFE, C, D, 'Object "{name}" accepts more property names',
+     summary="propertyNames removed or widened.")
 rule("input.default.changed", RISKY, C, D, 'The default of argument "{name}" changed',
      'Pass "{name}" explicitly if you relied on the old default ({before}).',
      summary="A default was added, removed or changed: omitted arguments now behave differently.")
@@ -103,54 +137,3 @@ rule("input.description.changed", COSMETIC, C, D, 'The {keyword} of "{name}" cha
 rule("input.unclassified", RISKY, C, D, 'Unclassified change to "{name}": {detail}',
      'Check the current schema of "{name}" before calling.',
      summary="A difference no rule explains (never SAFE by default).")
-
-
-def _property_removed(facts: dict[str, Any]) -> tuple[str, str]:
-    return "input.property.removed", "closed object" if facts.get("closed") else "open object"
-
-
-INPUT = SchemaFamily(
-    "input",
-    {
-        "property.removed": _property_removed,
-        "property.added": "input.property.added",
-        "property.added-required": "input.property.added-required",
-        "required.added": "input.required.added",
-        "required.removed": "input.required.removed",
-        "type.changed": "input.type.changed",
-        "type.narrowed": "input.type.narrowed",
-        "type.widened": "input.type.widened",
-        "enum.value-removed": "input.enum.value-removed",
-        "enum.added": "input.enum.added",
-        "enum.value-added": "input.enum.value-added",
-        "enum.removed": "input.enum.removed",
-        "const.added": "input.const.added",
-        "const.changed": "input.const.changed",
-        "const.removed": "input.const.removed",
-        "bound.tightened": "input.bound.tightened",
-        "bound.relaxed": "input.bound.relaxed",
-        "pattern.added": "input.pattern.added",
-        "pattern.changed": "input.pattern.changed",
-        "pattern.removed": "input.pattern.removed",
-        "format.added": "input.format.added",
-        "format.changed": "input.format.changed",
-        "format.removed": "input.format.removed",
-        "additional-properties.closed": "input.additional-properties.closed",
-        "additional-properties.opened": "input.additional-properties.opened",
-        "union.branch-removed": "input.union.branch-removed",
-        "union.branch-added": "input.union.branch-added",
-        "all-of.branch-added": "input.all-of.branch-added",
-        "all-of.branch-removed": "input.all-of.branch-removed",
-        "conditional.added": "input.conditional.added",
-        "conditional.removed": "input.conditional.removed",
-        "conditional.changed": "input.conditional.changed",
-        "not.changed": "input.not.changed",
-        "default.changed": "input.default.changed",
-        "deprecated.added": "input.deprecated.added",
-        "description.changed": "input.description.changed",
-        # Not mapped on purpose: "deprecated.removed" (RULES.md has no row for un-deprecating,
-        # and deprecated is not among the annotation keywords it calls cosmetic) and
-        # "union.keyword-changed" (oneOf <-> anyOf of overlapping branches) stay
-        # input.unclassified, RISKY: never SAFE by default (principle 3).
-    },
-)

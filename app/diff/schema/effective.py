@@ -221,14 +221,16 @@ def _simplify_once(node: dict[str, JSON], root: JSON,
         if keyword == "allOf":
             continue
         # Only branches with nothing but a type collapse: an annotation on a branch would be lost.
-        if "type" not in rest and all(set(branch) == {"type"} and type_set(branch) for branch in resolved):
+        if "type" not in rest and all(set(branch) == {"type"} and type_set(branch) for branch in resolved) and (
+                keyword == "anyOf" or _disjoint_types(resolved)):
             types: set[str] = set()
             for branch in resolved:
                 types |= type_set(branch) or set()
             return {**rest, "type": sorted(types)}, {**rest_spelling, "type": at}, None
         nulls = [i for i, b in enumerate(resolved) if set(b) == {"type"} and type_set(b) == {"null"}]
         others = [i for i in range(len(resolved)) if i not in nulls]
-        if len(resolved) == 2 and len(nulls) == 1 and len(others) == 1 and "type" in resolved[others[0]]:
+        if len(resolved) == 2 and len(nulls) == 1 and len(others) == 1 and "type" in resolved[others[0]] and (
+                keyword == "anyOf" or "null" not in (type_set(resolved[others[0]]) or set())):
             index = others[0]
             other = dict(resolved[index])
             other["type"] = sorted((type_set(other) or set()) | {"null"})
@@ -238,6 +240,18 @@ def _simplify_once(node: dict[str, JSON], root: JSON,
                 moved = _moved(at + (str(index),), taken)
                 return merged, {**rest_spelling, **moved, "type": at}, _bare_ref(root, branches[index])
     return None
+
+
+def _disjoint_types(branches: list[dict[str, JSON]]) -> bool:
+    """Whether no value has the types of two branches (``oneOf`` of overlapping bare types,
+    ``number`` and ``integer``, is no type list: an integer matches both and is refused)."""
+    seen: set[str] = set()
+    for branch in branches:
+        types = _expand(type_set(branch))
+        if types & seen:
+            return False
+        seen |= types
+    return True
 
 
 def _bare_ref(root: JSON, branch: JSON) -> str | None:
@@ -279,6 +293,11 @@ def _expand(types: set[str] | None) -> set[str]:
 def type_relation(before: set[str] | None, after: set[str] | None) -> str | None:
     """``widened``, ``narrowed``, ``changed`` (neither contains the other) or None."""
     b, a = _expand(before), _expand(after)
+    return set_relation(b, a)
+
+
+def set_relation(b: set[str], a: set[str]) -> str | None:
+    """How the (already expanded) type set ``a`` relates to ``b``."""
     if a == b:
         return None
     if a > b:
@@ -288,11 +307,54 @@ def type_relation(before: set[str] | None, after: set[str] | None) -> str | None
     return "changed"
 
 
+def normal_value(value: JSON) -> JSON:
+    """``value`` with every integral float, at every depth, as an int: JSON has one number
+    type, so ``[1]`` and ``[1.0]`` are one value (booleans stay booleans)."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, list):
+        return [normal_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: normal_value(item) for key, item in value.items()}
+    return value
+
+
 def value_key(value: JSON) -> str:
-    """JSON identity of a value: 1 and 1.0 are one number, true and 1 are not."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
+    """JSON identity of a value: 1 and 1.0 are one number at every depth, true and 1 are not."""
+    if isinstance(value, (list, dict, float)):
+        value = normal_value(value)
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_type(value: JSON) -> str:
+    """The JSON Schema type of a value (``integer`` for integral numbers)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def admitted_types(schema: dict[str, JSON]) -> set[str] | None:
+    """The types a schema admits, expanded (``number`` includes ``integer``): the declared
+    types, narrowed to the types of its ``const``/``enum`` values (a ``const "a"`` without
+    ``type`` admits only strings). None when neither constrains the type."""
+    declared = type_set(schema)
+    values = value_set(schema)
+    if values is None:
+        return None if declared is None else _expand(declared)
+    implied = {json_type(value) for value in values.values()}
+    if declared is None:
+        return implied
+    return _expand(declared) & implied
 
 
 def value_set(schema: dict[str, JSON]) -> dict[str, JSON] | None:
@@ -305,6 +367,16 @@ def value_set(schema: dict[str, JSON]) -> dict[str, JSON] | None:
     if isinstance(schema.get("enum"), list):
         return {value_key(v): v for v in schema["enum"]}
     return None
+
+
+def admitted_values(schema: dict[str, JSON]) -> dict[str, JSON] | None:
+    """:func:`value_set` without the values the declared type refuses (they were never valid)."""
+    values = value_set(schema)
+    declared = type_set(schema)
+    if values is None or declared is None:
+        return values
+    types = _expand(declared)
+    return {key: value for key, value in values.items() if json_type(value) in types}
 
 
 @dataclass(frozen=True)
@@ -384,8 +456,20 @@ COUNT_BOUNDS = {
 """Integer limits on sizes: a max tightens when it drops, a min when it rises."""
 
 
+COUNT_DEFAULTS: dict[str, Fraction | None] = {
+    "minLength": Fraction(0), "minItems": Fraction(0), "minProperties": Fraction(0), "minContains": Fraction(1),
+}
+"""What an absent count bound means: ``minLength: 0`` is no limit at all (a max absent is none)."""
+
+
+def count_value(keyword: str, value: JSON) -> Fraction | None:
+    """The effective count limit (an absent min is its default, ``minContains`` 1)."""
+    number = _number(value)
+    return COUNT_DEFAULTS.get(keyword) if number is None else number
+
+
 def count_relation(keyword: str, before: JSON, after: JSON) -> str | None:
-    b, a = _number(before), _number(after)
+    b, a = count_value(keyword, before), count_value(keyword, after)
     if b == a:
         return None
     if b is None:
@@ -397,18 +481,41 @@ def count_relation(keyword: str, before: JSON, after: JSON) -> str | None:
     return "tightened" if a > b else "relaxed"
 
 
+SAFE_INTEGER = Fraction(2**53 - 1)
+"""I-JSON's interoperable range is ±(2^53-1): no client sends an exact number past it."""
+
+
+def beyond_safe_range(bound: Bound | None, side: str) -> bool:
+    """Whether a numeric bound admits every interoperable number on its side (none does too)."""
+    if bound is None:
+        return True
+    if side == "max":
+        return bound.value > SAFE_INTEGER or (bound.value == SAFE_INTEGER and not bound.exclusive)
+    return bound.value < -SAFE_INTEGER or (bound.value == -SAFE_INTEGER and not bound.exclusive)
+
+
+def count_beyond_safe_range(keyword: str, value: JSON) -> bool:
+    """A max count at or past 2^53-1 limits nothing a client can send."""
+    number = count_value(keyword, value)
+    return COUNT_BOUNDS[keyword] == "max" and (number is None or number >= SAFE_INTEGER)
+
+
 def multiple_relation(before: JSON, after: JSON) -> str | None:
-    """multipleOf: added, or changed to a value that does not divide the old, tightens."""
+    """multipleOf: ``tightened`` when every new multiple is an old one (the new value is a
+    multiple of the old), ``relaxed`` when every old multiple is a new one (the new value
+    divides the old), ``changed`` when neither (11 -> 10: 10 is new, 11 is gone)."""
     b, a = _number(before), _number(after)
     if b == a:
         return None
-    if b is None:
-        return "tightened"
-    if a is None:
+    if b is None or b <= 0:
+        return "tightened" if a is not None and a > 0 else None
+    if a is None or a <= 0:
         return "relaxed"
-    if a == 0:
+    if (b / a).denominator == 1:
+        return "relaxed"
+    if (a / b).denominator == 1:
         return "tightened"
-    return "relaxed" if (b / a).denominator == 1 else "tightened"
+    return "changed"
 
 
 def is_closed(schema: dict[str, JSON], keyword: str) -> bool:
