@@ -145,7 +145,7 @@ DESIGN_EXAMPLE = json.loads("""
              "field": "actions.get_invoice.input.currency", "path": "/tools/billing/inputSchema/...",
              "description": "Argument \\"currency\\" is now required", "before": "optional",
              "after": "required (string)", "hint": "Pass \\"currency\\" (string).",
-             "witness": {"found": true, "value": {"action": "get_invoice", "id": "inv_1"}}}],
+             "witness": {"found": true, "value": {"action": "get_invoice", "id": "a"}}}],
  "ignored": []}
 """)
 
@@ -176,7 +176,7 @@ def test_json_keeps_unicode_and_lists_ignored_with_reason(with_ignored: DiffResu
     doc = json.loads(out)
     assert [i["reason"] for i in doc["ignored"]] == ["clients send | URIs\nalready"]
     assert doc["ignored"][0]["expires"] == "2027-01-31"
-    assert list(doc["ignored"][0])[:12] == list(DESIGN_EXAMPLE["deltas"][0])
+    assert list(doc["ignored"][0])[:13] == list(DESIGN_EXAMPLE["deltas"][0])
     assert json.loads(render_report(_result(_delta(after="naïve — ok")), "json"))["deltas"][0]["after"] == "naïve — ok"
     assert "naïve — ok" in render_report(_result(_delta(after="naïve — ok")), "json")
 
@@ -283,7 +283,9 @@ def test_markdown_pull_request_comment(result: DiffResult) -> None:
     assert headings == ["Tool billing", r"Tool old\_tool", "Tool search", "Tool refund", "Prompts and resources"]
     billing = out.split("### Tool billing", 1)[1].split("###", 1)[0]
     assert ("| :x: BREAKING | `input.required.added` | `actions.get_invoice.input.currency` | Argument \"currency\" "
-            "is now required | optional → required (string) | Pass \"currency\" (string). |") in billing
+            "is now required<br>This call worked before and fails now: "
+            "{\"action\":\"get\\_invoice\",\"id\":\"a\"} | optional → required (string) | "
+            "Pass \"currency\" (string). |") in billing
     urgent, _, folded = billing.partition("<details>")
     assert "input.bound.relaxed" in folded and "input.bound.relaxed" not in urgent
     assert "<summary>1 safe or cosmetic change</summary>" in folded and "</details>" in folded

@@ -12,6 +12,7 @@ limit: sections that do not fit are counted, not shown.
 
 from __future__ import annotations
 
+import json
 import re
 
 from app.diff.model import SEVERITY_ORDER, Delta, DiffResult, IgnoredDelta, Severity
@@ -71,9 +72,28 @@ def before_after(delta: Delta) -> str:
     return f"{before} {ARROW} {after}"
 
 
+WITNESS_LIMIT = 200
+"""Longest witness (compact JSON) shown in a cell."""
+
+
+def witness_text(delta: Delta) -> str | None:
+    """"This call worked before and fails now: {...}" (input), or the output's mirror."""
+    witness = delta.witness
+    if witness is None or not witness.found:
+        return None
+    shown = json.dumps(witness.value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    if delta.category == "output":
+        return f"This result is allowed now and the old schema refuses it: {shown}"
+    return f"This call worked before and fails now: {shown}"
+
+
 def row(delta: Delta) -> str:
+    description = cell(delta.description)
+    shown = witness_text(delta)
+    if shown is not None:
+        description += "<br>" + cell(shown, WITNESS_LIMIT)
     cells = (f"{ICONS[delta.severity]} {delta.severity.value}", code(delta.rule), code(delta.field),
-             cell(delta.description), before_after(delta), cell(delta.hint))
+             description, before_after(delta), cell(delta.hint))
     return "| " + " | ".join(cells) + " |"
 
 

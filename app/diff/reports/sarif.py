@@ -82,8 +82,16 @@ def result_entry(delta: Delta, index: dict[str, int], source: str | None) -> dic
         "partialFingerprints": {FINGERPRINT_KEY: delta.id},
         "properties": {"deltaId": delta.id, "severity": delta.severity.value, "category": delta.category,
                        "tool": delta.tool, "action": delta.action, "field": delta.field, "path": delta.path,
-                       "before": delta.before, "after": delta.after},
+                       "before": delta.before, "after": delta.after, **witness_properties(delta)},
     }
+
+
+def witness_properties(delta: Delta) -> dict[str, Any]:
+    """``witness`` (the checked value) or ``witnessReason`` (why none), for schema deltas."""
+    witness = delta.witness
+    if witness is None:
+        return {}
+    return {"witness": witness.value} if witness.found else {"witnessReason": witness.reason}
 
 
 def suppressed_entry(ignored: IgnoredDelta, index: dict[str, int], source: str | None) -> dict[str, Any]:
