@@ -12,14 +12,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.diff.emitter import Emitter, Scope
-from app.diff.model import Severity
+from app.diff.model import KnownWitness, Severity, Witness, WitnessSource
 from app.diff.registry import lookup
 from app.diff.schema import Kind, Node, Pair, SchemaComparer, resolve_rule
 from app.diff.schema.kinds import Effect, effect
-from app.diff.schema.walk import Checkpoint
+from app.diff.schema.walk import Checkpoint, refuses
 from app.diff.schema.witness import Evidence
 
 _WITNESSED = (Severity.BREAKING, Severity.RISKY)
+_NO_REFUSAL = {
+    Kind.PROPERTY_REMOVED: "the object is open: a call that still sends the argument is accepted (the argument "
+                           "is ignored), so no call is refused",
+    Kind.DEFAULT_CHANGED: "the same calls are accepted: only what an omitted argument means changed",
+}
+"""Why an input delta that refuses no call has no witness (it is graded for what it does otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -36,10 +42,13 @@ class SchemaFamily:
             seeds = tuple(facts.pop("seeds", None) or ())
             facts.pop("name", None)
             facts.setdefault("detail", kind.value.replace(".", " "))
-            evidence = None
+            evidence: WitnessSource | None = None
             if lookup(rule_id, when).severity in _WITNESSED and effect(kind) is not Effect.COSMETIC:
-                evidence = Evidence(self.direction, pair.before.root, pair.after.root, pair.instance,
-                                    pair.before.schema, pair.after.schema, seeds)
+                if self.direction == "input" and not refuses(kind, facts) and kind in _NO_REFUSAL:
+                    evidence = KnownWitness(Witness(False, reason=_NO_REFUSAL[kind]))
+                else:
+                    evidence = Evidence(self.direction, pair.before.root, pair.after.root, pair.instance,
+                                        pair.before.schema, pair.after.schema, seeds)
             emitter.emit(rule_id, scope, field=pair.field, path=at, before=before, after=after, when=when,
                          evidence=evidence, name=pair.name, kind=kind.value, **facts)
 

@@ -306,15 +306,41 @@ class Sampler:
         yield minimal
         full = {**minimal, **{name: found[0] for name, found in values.items() if found}}
         yield full
-        for name, found in list(values.items())[:16]:
-            for value in found[:4]:
-                yield {**minimal, name: value}
-        for name in required[:8]:
-            yield {k: v for k, v in full.items() if k != name}
         extra = _extra_name(node)
         if extra is not None:
-            for value in self.samples(self._extra(node, extra), depth + 1)[:3]:
+            for value in self.samples(self._extra(node, extra), depth + 1)[:2]:
                 yield {**minimal, extra: value}
+        # each property with each of its values, round-robin so every property is tried early
+        per_property = [[{**minimal, name: value} for value in found[:4]] for name, found in list(values.items())[:16]]
+        yield from _interleave(per_property)
+
+    def beyond(self, schema: JSON) -> list[JSON]:
+        """Values just past a schema's limits (one character, item or unit too many or too
+        few): where a tightened bound refuses what the old schema accepted."""
+        node = effective(deref(self.root, schema), self.root)
+        out: list[JSON] = []
+        for side, step in (("min", -1), ("max", 1)):
+            bound = numeric_bound(node, side)
+            if bound is not None and abs(bound.value) <= SAFE_INTEGER:
+                edge = bound.value if bound.exclusive else bound.value + step
+                out.extend(int(v) if v.denominator == 1 else float(v)
+                           for v in (edge, bound.value + Fraction(step, 2)))
+        step_of = node.get("multipleOf")
+        if isinstance(step_of, (int, float)) and not isinstance(step_of, bool) and step_of > 0:
+            out.extend((1, step_of + 1, step_of / 2))
+        low, high = _count(node, "minLength"), _count(node, "maxLength")
+        if high is not None and high < 10**6:
+            out.append("x" * (high + 1))
+        if low is not None and low > 0:
+            out.append("x" * (low - 1))
+        items = node.get("items", True)
+        item = (self.samples(items) or [None])[0] if items is not False else None
+        low, high = _count(node, "minItems"), _count(node, "maxItems")
+        if high is not None and high < 4096:
+            out.append([item] * (high + 1))
+        if low is not None and low > 0:
+            out.append([item] * (low - 1))
+        return out
 
     def _extra(self, node: dict[str, JSON], name: str) -> JSON:
         """The schema an undeclared property ``name`` must satisfy."""

@@ -48,15 +48,17 @@ class Evidence:
 def build_witness(evidence: Evidence) -> Witness:
     """A checked witness, or the reason there is none."""
     if evidence.direction == "input":
-        source_root, target_root, local = evidence.before_root, evidence.after_root, evidence.before
+        source_root, target_root, local, limits = (evidence.before_root, evidence.after_root, evidence.before,
+                                                   evidence.after)
         side, other = "the old input schema", "the new one"
     else:
-        source_root, target_root, local = evidence.after_root, evidence.before_root, evidence.after
+        source_root, target_root, local, limits = (evidence.after_root, evidence.before_root, evidence.after,
+                                                   evidence.before)
         side, other = "the new output schema", "the old one"
     try:
         accepts, refuses = validators(source_root), validators(target_root)
         sampler = Sampler(source_root)
-        values = [*evidence.seeds, *sampler.samples(local)]
+        values = [*evidence.seeds, *sampler.samples(local), *Sampler(target_root).beyond(limits)]
         tried = 0
         for candidate in embed(sampler, source_root, evidence.instance, values):
             tried += 1
@@ -103,7 +105,9 @@ def embed(sampler: Sampler, schema: JSON, path: tuple[Segment, ...], values: lis
         return
     segment, rest_path = path[0], path[1:]
     if isinstance(segment, int) or (isinstance(segment, Wild) and segment.what == "item"):
-        yield from _in_array(sampler, node, segment if isinstance(segment, int) else 0, rest_path, values, depth)
+        # any item: the first position past prefixItems (where items/unevaluatedItems apply)
+        index = segment if isinstance(segment, int) else len(list_at(node, "prefixItems"))
+        yield from _in_array(sampler, node, index, rest_path, values, depth)
         return
     yield from _in_object(sampler, node, segment, rest_path, values, depth)
 
@@ -153,6 +157,8 @@ def _in_object(sampler: Sampler, node: dict[str, JSON], segment: Segment, path: 
     objects = [value for value in sampler.samples({**node, "required": [
         n for n in list_at(node, "required") if n != name]}) if isinstance(value, dict)][:2]
     bases = [{k: v for k, v in base.items() if k != name} for base in objects] or [{}]
+    if len(bases) > 1 and bases[0] == bases[1]:
+        bases = bases[:1]
     for value in embed(sampler, child, path, values, depth + 1):
         for base in bases:
             yield {**base, name: value}
