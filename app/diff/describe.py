@@ -11,7 +11,7 @@ import json
 from app.jsontypes import JSON
 
 MAX_LABEL = 120
-FALSE_SCHEMA = {"not": {}}
+FALSE_SCHEMA: dict[str, JSON] = {"not": {}}
 """The effective form of the schema ``false`` (see ``app.diff.schema.effective``)."""
 
 BOUND_WORDS = {

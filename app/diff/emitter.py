@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.diff.model import Delta, WitnessSource
+from app.diff.model import Delta
 from app.diff.registry import Rule, lookup
 
 
@@ -33,9 +33,25 @@ class Emitter:
         before: str | None = None,
         after: str | None = None,
         when: str = "",
-        evidence: WitnessSource | None = None,
         **params: Any,
     ) -> Delta:
+        """Render the rule's templates into one delta and keep it (once per identity)."""
+        return self.add(self.make(rule_id, scope, field=field, path=path, before=before, after=after, when=when,
+                                  **params))
+
+    def make(
+        self,
+        rule_id: str,
+        scope: Scope,
+        *,
+        field: str,
+        path: str,
+        before: str | None = None,
+        after: str | None = None,
+        when: str = "",
+        **params: Any,
+    ) -> Delta:
+        """The delta :meth:`emit` would keep, not kept yet."""
         entry: Rule = lookup(rule_id, when)
         values = {"field": field, "before": before, "after": after, "tool": scope.tool,
                   "action": scope.action, **params}
@@ -51,8 +67,10 @@ class Emitter:
             before=before,
             after=after,
             hint=entry.suggest(values),
-            evidence=evidence,
         )
+        return delta
+
+    def add(self, delta: Delta) -> Delta:
         if delta.id not in self._seen:
             self._seen.add(delta.id)
             self.deltas.append(delta)

@@ -8,7 +8,7 @@ deltas that may refuse (input) or newly admit (output) a value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.diff.emitter import Emitter, Scope
@@ -49,8 +49,9 @@ class SchemaFamily:
                 else:
                     evidence = Evidence(self.direction, pair.before.root, pair.after.root, pair.instance,
                                         pair.before.schema, pair.after.schema, seeds)
-            emitter.emit(rule_id, scope, field=pair.field, path=at, before=before, after=after, when=when,
-                         evidence=evidence, name=pair.name, kind=kind.value, **facts)
+            delta = emitter.make(rule_id, scope, field=pair.field, path=at, before=before, after=after, when=when,
+                                 name=pair.name, kind=kind.value, **facts)
+            emitter.add(replace(delta, evidence=evidence) if evidence is not None else delta)
 
         comparer = SchemaComparer(sink) if checkpoint is None else SchemaComparer(sink, checkpoint)
         comparer.compare(before, after, field)

@@ -7,7 +7,8 @@ A delta is one change, graded by what it does to a model that learned the old co
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from enum import Enum
 from functools import cached_property
 from typing import Protocol
@@ -103,7 +104,7 @@ class Delta:
     before: str | None = None
     after: str | None = None
     hint: str | None = None
-    evidence: WitnessSource | None = field(default=None, compare=False, repr=False)
+    evidence: WitnessSource | None = dataclass_field(default=None, compare=False, repr=False)
     """What a witness is built from (schema deltas that may refuse or admit values)."""
 
     @property

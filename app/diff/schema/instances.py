@@ -51,7 +51,7 @@ class Undecidable(Exception):
 
 
 def _refuse(uri: str) -> Any:
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field; the stubs omit it
 
 
 NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
@@ -65,7 +65,7 @@ class Validators:
     def __init__(self, root: JSON) -> None:
         self.root = root
         try:
-            cls = validator_for(root, default=Draft202012Validator)  # type: ignore[arg-type]
+            cls = validator_for(root, default=Draft202012Validator)
             self._root = safe_class(cls)(root, registry=NO_RETRIEVAL, format_checker=FORMAT_CHECKER)
             self._sub = safe_class(Draft202012Validator)(root, registry=NO_RETRIEVAL, format_checker=FORMAT_CHECKER)
         except Exception as exc:  # noqa: BLE001 - an unhashable $schema, a schema jsonschema cannot read
@@ -157,12 +157,12 @@ def merge_schemas(base: dict[str, JSON], extra: dict[str, JSON]) -> dict[str, JS
         if key not in merged:
             merged[key] = value
         elif key == "properties" and isinstance(value, dict) and isinstance(merged[key], dict):
-            properties = dict(merged[key])  # type: ignore[arg-type]
+            properties = dict(merged[key])
             for name, sub in value.items():
                 properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
             merged[key] = properties
         elif key == "required" and isinstance(value, list) and isinstance(merged[key], list):
-            merged[key] = [*merged[key], *(n for n in value if n not in merged[key])]  # type: ignore[misc]
+            merged[key] = [*merged[key], *(n for n in value if n not in merged[key])]
         elif key == "type":
             types = set(_types_of(merged[key])) & set(_types_of(value))
             if "integer" in _types_of(merged[key]) and "number" in _types_of(value):
@@ -440,7 +440,7 @@ def _strings(node: dict[str, JSON]) -> Iterator[JSON]:
 try:  # the standard library's regex parser (``sre_parse``), read, never used to match
     from re import _parser as _sre  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - older Pythons name it sre_parse
-    import sre_parse as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre
 
 _CATEGORY_CHARS = {
     "CATEGORY_DIGIT": "07", "CATEGORY_NOT_DIGIT": "az", "CATEGORY_SPACE": " \t", "CATEGORY_NOT_SPACE": "aZ",

@@ -24,6 +24,8 @@ from app.jsontypes import JSON
 from app.schemas import resolve_local_ref
 
 MAX_DEPTH = 64
+MAX_NESTING = 6
+"""Probes inside probes (coverage questions asked while answering one): past this, unknown."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,11 @@ def refuses(kind: Kind, facts: dict[str, Any]) -> bool:
 class SchemaComparer:
     """Walks two schemas and reports kinds of change to a sink."""
 
-    def __init__(self, sink: Sink, checkpoint: Checkpoint = _no_checkpoint) -> None:
+    def __init__(self, sink: Sink, checkpoint: Checkpoint = _no_checkpoint, nesting: int = 0) -> None:
         self.sink = sink
         self.checkpoint = checkpoint
+        self.nesting = nesting
+        """How many probes deep this comparer runs (a check that probes inside a probe)."""
         self._active: set[tuple[str, str]] = set()
         """Locations of the places being compared on the current path (recursion guard)."""
         self._refs_equal: dict[str, bool] = {}
@@ -126,11 +130,14 @@ class SchemaComparer:
               instance: tuple[Segment, ...] = ()) -> list[tuple[Kind, dict[str, Any]]]:
         """The kinds a comparison would report, without reporting them."""
         found: list[tuple[Kind, dict[str, Any]]] = []
+        if self.nesting >= MAX_NESTING:
+            return [(Kind.UNCLASSIFIED, {"detail": "comparison nested too deeply"})]
 
         def collect(kind: Kind, pair: Pair, at: str, before: str | None, after: str | None, **facts: Any) -> None:
             found.append((kind, facts))
 
-        SchemaComparer(collect, self.checkpoint).walk(Pair(before, after, field, name, instance=instance), 0)
+        SchemaComparer(collect, self.checkpoint, self.nesting + 1).walk(
+            Pair(before, after, field, name, instance=instance), 0)
         return found
 
     def covers(self, before: Node, after: Node) -> bool:

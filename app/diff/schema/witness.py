@@ -137,6 +137,8 @@ def _in_array(sampler: Sampler, node: dict[str, JSON], index: int, path: tuple[S
 def _in_object(sampler: Sampler, node: dict[str, JSON], segment: Segment, path: tuple[Segment, ...],
                values: list[JSON], depth: int) -> Iterator[JSON]:
     properties = object_at(node, "properties")
+    if isinstance(segment, int):
+        return
     if isinstance(segment, str):
         name = segment
     elif segment.what == "pattern" and segment.pattern is not None:

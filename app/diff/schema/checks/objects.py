@@ -88,7 +88,7 @@ def _filtered(cmp: SchemaComparer, keep: Any) -> SchemaComparer:
         if keep(kind):
             cmp.sink(kind, pair, at, before, after, **facts)
 
-    return SchemaComparer(sink, cmp.checkpoint)
+    return SchemaComparer(sink, cmp.checkpoint, cmp.nesting)
 
 
 def _constrains(kind: Kind) -> bool:
@@ -242,9 +242,15 @@ def check_additional(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         if not kinds:
             return
         effects = {effect(found) for found in kinds}
-        if effects & {Effect.NARROWS, Effect.BOTH}:
+        narrows, widens = bool(effects & {Effect.NARROWS, Effect.BOTH}), bool(effects & {Effect.WIDENS, Effect.BOTH})
+        if narrows and widens:
+            # neither contains the other (string -> integer): it refuses some old extras and
+            # admits new ones, one delta each way
+            cmp.emit(Kind.ADDITIONAL_CLOSED, pair, at, before_label, after_label, keyword=keyword)
+            kind = Kind.ADDITIONAL_OPENED
+        elif narrows:
             kind = Kind.ADDITIONAL_CLOSED
-        elif Effect.WIDENS in effects:
+        elif widens:
             kind = Kind.ADDITIONAL_OPENED
         else:
             # wording only, or changes that neither narrow nor widen (a default): report

@@ -94,7 +94,7 @@ def _walk_branch(cmp: SchemaComparer, pair: Pair, b_node: Node, a_node: Node, b_
         cmp.walk(child, depth + 1)
         return
 
-    def sink(kind: Kind, where: Pair, at: str, before: str | None, after: str | None, **facts: Any) -> None:
+    def sink(kind: Kind, pair: Pair, at: str, before: str | None, after: str | None, **facts: Any) -> None:
         kind_effect = effect(kind)
         if drop_refusals and kind_effect.may_refuse and not kind_effect.may_admit:
             return
@@ -102,9 +102,9 @@ def _walk_branch(cmp: SchemaComparer, pair: Pair, b_node: Node, a_node: Node, b_
             return
         if drop_refusals and drop_gains and kind_effect is Effect.BOTH:
             return
-        cmp.sink(kind, where, at, before, after, **facts)
+        cmp.sink(kind, pair, at, before, after, **facts)
 
-    SchemaComparer(sink, cmp.checkpoint).walk(child, depth + 1)
+    SchemaComparer(sink, cmp.checkpoint, cmp.nesting).walk(child, depth + 1)
 
 
 def _union_added(cmp: SchemaComparer, pair: Pair, keyword: str) -> None:
