@@ -20,20 +20,26 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
 
-from app import load_surface
-from app.diff import Delta, diff
+from app.diff import diff
 from app.diff.schema.instances import Sampler, Undecidable
 from app.jsontypes import JSON
-from app.validation import FORMAT_CHECKER
-from tests.falsify import MUTATIONS, SAFE_INTEGER, base_schemas, documented, lenient_reader, mutate, values_for
+from tests.falsify import (
+    MUTATIONS,
+    base_schemas,
+    check_witness,
+    documented,
+    interoperable,
+    lenient_reader,
+    mutate,
+    surfaces,
+    validator,
+    values_for,
+)
 
 BUDGETS = {"default": 3, "ci": 20, "long": 150}
 """Examples per kind of change (there are about a hundred kinds)."""
@@ -42,42 +48,6 @@ EXAMPLES = BUDGETS.get(PROFILE, BUDGETS["default"])
 DERANDOMIZE = PROFILE not in ("ci", "long")
 """The default run is repeatable; the larger budgets explore new examples each run."""
 GATING = ("BREAKING", "RISKY")
-
-
-def validator(schema: JSON) -> Any:
-    """A plain jsonschema validator (not the engine's): the independent judge. Formats are
-    asserted as the service asserts them (``FORMAT_CHECKER``: which formats count is the
-    service's fact, not the engine's)."""
-    return validator_for(schema, default=Draft202012Validator)(schema, format_checker=FORMAT_CHECKER)
-
-
-def interoperable(value: JSON) -> bool:
-    """Numbers within ±(2^53-1) at every depth: bounds past it are COSMETIC by rule."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return True
-    if isinstance(value, (int, float)):
-        return abs(value) <= SAFE_INTEGER
-    if isinstance(value, list):
-        return all(interoperable(item) for item in value)
-    return all(interoperable(item) for item in value.values())
-
-
-def surfaces(before: JSON, after: JSON, key: str) -> tuple[Any, Any]:
-    def one(schema: JSON) -> Any:
-        tool: dict[str, JSON] = {"name": "t", "inputSchema": {"type": "object"}}
-        tool[key] = schema
-        return load_surface({"tools": [tool]})
-    return one(before), one(after)
-
-
-def check_witness(delta: Delta, before: JSON, after: JSON) -> None:
-    """A reported witness must be what it claims, by a validator the engine does not build."""
-    witness = delta.witness
-    if witness is None or not witness.found:
-        return
-    source, target = (before, after) if delta.category == "input" else (after, before)
-    assert validator(source).is_valid(witness.value), (delta.rule, witness.value, "not accepted by the source side")
-    assert not validator(target).is_valid(witness.value), (delta.rule, witness.value, "not refused")
 
 
 def samples(data: st.DataObject, schema: JSON) -> list[JSON]:

@@ -26,12 +26,17 @@ maps(Kind.NOT_CHANGED, Effect.BOTH, input="input.not.changed", output="output.no
 SAMPLES = 24
 
 
-def _refused(pair: Pair) -> list[JSON]:
+def _refused(pair: Pair, negated: JSON = None) -> list[JSON]:
+    """Old-valid values the new place refuses: the old place's samples, and the values the
+    new negated schema accepts (what ``not`` refuses now)."""
     try:
         sampler = Sampler(pair.before.root)
-        new = validators(pair.after.root)
-        return [value for value in sampler.valid_samples(pair.before.schema, SAMPLES)
-                if not new.accepts(pair.after.schema, value)]
+        old, new = validators(pair.before.root), validators(pair.after.root)
+        candidates = sampler.valid_samples(pair.before.schema, SAMPLES)
+        if negated is not None:
+            candidates += [value for value in Sampler(pair.after.root).samples(negated)
+                           if old.accepts(pair.before.schema, value)]
+        return [value for value in candidates if not new.accepts(pair.after.schema, value)]
     except Undecidable:
         return []
 
@@ -53,12 +58,12 @@ def check_not(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         negated_types = admitted_types(as_object(a))
         if old_types is not None and negated_types is not None and not old_types & negated_types:
             return  # the old values are never of a type the negated schema accepts
-        cmp.emit(Kind.NOT_ADDED, pair, at, None, value_label(a), keyword="not", seeds=_refused(pair)[:1])
+        cmp.emit(Kind.NOT_ADDED, pair, at, None, value_label(a), keyword="not", seeds=_refused(pair, a)[:1])
         return
     old_not, new_not = pair.before.child(b, "not"), pair.after.child(a, "not")
     if cmp.covers(new_not, old_not):
         cmp.emit(Kind.NOT_RELAXED, pair, at, before_label, value_label(a), keyword="not")
         return
-    refused = _refused(pair)
+    refused = _refused(pair, a)
     kind = Kind.NOT_NARROWED if refused else Kind.NOT_CHANGED
     cmp.emit(kind, pair, at, before_label, value_label(a), keyword="not", seeds=refused[:1])
