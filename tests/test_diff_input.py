@@ -269,7 +269,10 @@ SINGLE = {
         Change("input.not.added", "BREAKING", "/properties/a/not")),
     "a not constraint changed": (
         arg(type="string", **{"not": {"const": "x"}}), arg(type="string", **{"not": {"const": "y"}}),
-        Change("input.not.changed", "RISKY", "/properties/a/not")),
+        Change("input.not.narrowed", "BREAKING", "/properties/a/not")),  # "y" was accepted, now refused
+    "a not constraint changed, undecided": (
+        arg(type="string", **{"not": {"pattern": "^[a-z]+$"}}), arg(type="string", **{"not": {"pattern": "^[a-y]+$"}}),
+        Change("input.not.changed", "RISKY", "/properties/a/not")),  # regex containment: no value decides it
     "if/then/else changed: the path names the keyword that changed": (
         obj({"a": {}, "b": {}}, **{"if": {"required": ["a"]}, "then": {"required": ["b"]}}),
         obj({"a": {}, "b": {}}, **{"if": {"required": ["a"]}, "then": {"required": ["a", "b"]}}),

@@ -154,6 +154,7 @@ def resolve(schema: JSON, root: JSON) -> tuple[dict[str, JSON], Spelling, str | 
     spelling: Spelling = {"type": (), "not": ()} if schema is False else {}
     ref: str | None = None
     node, spelling = _read_draft07(node, spelling)
+    node = _without_no_ops(node)
     for _ in range(4):  # a few rounds: a collapsed union may expose another
         simplified = _simplify_once(node, root, spelling)
         if simplified is None:
@@ -162,6 +163,25 @@ def resolve(schema: JSON, root: JSON) -> tuple[dict[str, JSON], Spelling, str | 
         ref = branch_ref if branch_ref is not None else ref
         node, spelling = _read_draft07(node, spelling)
     return node, spelling, ref
+
+
+TRIVIAL_PATTERNS = frozenset({"", ".*", "^.*", ".*$", "(.*)", "[\\s\\S]*"})
+"""Patterns every string matches (a search finds them, empty, in any string)."""
+
+
+def _without_no_ops(node: dict[str, JSON]) -> dict[str, JSON]:
+    """Keywords that constrain nothing, dropped: a pattern every string matches, a
+    ``multipleOf`` that divides 1 on integers, ``not: {not: X}`` (that is X)."""
+    drop = []
+    if node.get("pattern") in TRIVIAL_PATTERNS:
+        drop.append("pattern")
+    step = _number(node.get("multipleOf"))
+    if step is not None and step > 0 and (1 / step).denominator == 1 and type_set(node) == {"integer"}:
+        drop.append("multipleOf")
+    inner = node.get("not")
+    if isinstance(inner, dict) and set(inner) == {"not"} and isinstance(inner["not"], dict) and set(node) == {"not"}:
+        return dict(inner["not"])
+    return {k: v for k, v in node.items() if k not in drop} if drop else node
 
 
 def _read_draft07(node: dict[str, JSON], spelling: Spelling) -> tuple[dict[str, JSON], Spelling]:
@@ -367,6 +387,24 @@ def value_set(schema: dict[str, JSON]) -> dict[str, JSON] | None:
     if isinstance(schema.get("enum"), list):
         return {value_key(v): v for v in schema["enum"]}
     return None
+
+
+_FEW_VALUES: dict[str, tuple[JSON, ...]] = {"null": (None,), "boolean": (False, True)}
+
+
+def few_values(schema: dict[str, JSON]) -> dict[str, JSON] | None:
+    """The values of a type that has few (``null``, ``boolean``), as a value set: ``type:
+    null`` is ``enum: [null]``. None for other types."""
+    declared = type_set(schema)
+    if declared and declared <= set(_FEW_VALUES):
+        return {value_key(v): v for t in sorted(declared) for v in _FEW_VALUES[t]}
+    return None
+
+
+def integral_step(schema: dict[str, JSON]) -> bool:
+    """Whether an integral ``multipleOf`` makes every admitted number an integer."""
+    step = _number(schema.get("multipleOf"))
+    return step is not None and step > 0 and step.denominator == 1
 
 
 def admitted_values(schema: dict[str, JSON]) -> dict[str, JSON] | None:

@@ -15,11 +15,13 @@ from app.diff.schema.effective import (
     bound_relation,
     count_beyond_safe_range,
     count_relation,
+    list_at,
     multiple_relation,
     numeric_bound,
 )
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
+from app.jsontypes import JSON
 
 maps(Kind.BOUND_TIGHTENED, Effect.NARROWS, input="input.bound.tightened", output="output.bound.tightened")
 maps(Kind.BOUND_RELAXED, Effect.WIDENS, input="input.bound.relaxed", output="output.bound.relaxed")
@@ -49,7 +51,10 @@ def check_bounds(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                 kind = Kind.BOUND_INTEGER_RANGE
             cmp.emit(kind, pair, node.at(keyword), before_label, after_label, keyword=keyword, limit=after_label)
     for keyword in COUNT_BOUNDS:
-        relation = count_relation(keyword, b.get(keyword), a.get(keyword))
+        if keyword == "minProperties" and (keyword in b or keyword in a):
+            relation = count_relation(keyword, _count(b, keyword), _count(a, keyword))
+        else:
+            relation = count_relation(keyword, b.get(keyword), a.get(keyword))
         if relation:
             cosmetic = count_beyond_safe_range(keyword, b.get(keyword)) and count_beyond_safe_range(
                 keyword, a.get(keyword))
@@ -60,6 +65,18 @@ def check_bounds(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     if bool(b.get("uniqueItems")) != bool(a.get("uniqueItems")):
         kind = Kind.BOUND_TIGHTENED if a.get("uniqueItems") else Kind.BOUND_RELAXED
         _emit_simple_bound(cmp, pair, "uniqueItems", kind)
+
+
+def _count(schema: dict[str, JSON], keyword: str) -> JSON:
+    """A count limit as it applies: ``required`` names are properties an object must have,
+    so ``minProperties`` is at least their number (asked only where a side spells
+    ``minProperties``: a new required property is its own delta)."""
+    value = schema.get(keyword)
+    if keyword == "minProperties":
+        required = {n for n in list_at(schema, "required") if isinstance(n, str)}
+        if required and (not isinstance(value, int) or isinstance(value, bool) or value < len(required)):
+            return len(required)
+    return value
 
 
 def _emit_simple_bound(cmp: SchemaComparer, pair: Pair, keyword: str, kind: Kind) -> None:

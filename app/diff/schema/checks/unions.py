@@ -143,7 +143,12 @@ def _exclusivity(cmp: SchemaComparer, pair: Pair, a_branches: list[Node], keywor
     try:
         sampler = Sampler(pair.before.root)
         new = validators(pair.after.root)
+        old = validators(pair.before.root)
         samples = sampler.valid_samples(pair.before.schema, SAMPLES)
+        # the values each new branch is built around, where the old place took them too
+        for branch in a_branches:
+            samples += [value for value in Sampler(pair.after.root).samples(branch.schema)[:6]
+                        if old.accepts(pair.before.schema, value)]
         for value in samples:
             matching = [i for i, branch in enumerate(a_branches) if new.accepts(branch.schema, value)]
             if len(matching) > 1 and not new.accepts(pair.after.schema, value):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.diff.describe import value_label, values_label
-from app.diff.schema.effective import admitted_values
+from app.diff.schema.effective import admitted_values, few_values
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 
@@ -21,6 +21,10 @@ maps(Kind.CONST_REMOVED, Effect.WIDENS, input="input.const.removed", output="out
 def check_values(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     b, a = pair.before.schema, pair.after.schema
     before, after = admitted_values(b), admitted_values(a)
+    if (before is None) != (after is None):
+        # `type: null` is `enum: [null]`, `type: boolean` is `enum: [false, true]`
+        before = before if before is not None else few_values(b)
+        after = after if after is not None else few_values(a)
     at = pair.after.at("const" if "const" in a else "enum")
     if before == after or (before is not None and after is not None and before.keys() == after.keys()):
         return
