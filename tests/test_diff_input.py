@@ -17,6 +17,8 @@ from app.diff import diff
 from app.jsontypes import JSON
 
 SCHEMA = "/tools/t/inputSchema"
+DRAFT07: dict[str, JSON] = {"$schema": "http://json-schema.org/draft-07/schema#"}
+"""Draft-07 spellings are keywords only in a draft-07 schema (2020-12, the default, ignores them)."""
 
 
 def run(before: JSON, after: JSON) -> list[tuple[str, str, str | None, str | None, str, str]]:
@@ -176,11 +178,12 @@ PAIRED = {
         Change("input.conditional.added", "BREAKING", "/dependentSchemas/a", "input"),
         Change("input.conditional.removed", "SAFE", "/dependentSchemas/a", "input")),
     "draft-07 dependencies, array form": (
-        obj({"a": {}, "b": {}}), obj({"a": {}, "b": {}}, dependencies={"a": ["b"]}),
+        obj({"a": {}, "b": {}}, **DRAFT07), obj({"a": {}, "b": {}}, dependencies={"a": ["b"]}, **DRAFT07),
         Change("input.conditional.added", "BREAKING", "/dependencies/a", "input"),
         Change("input.conditional.removed", "SAFE", "/dependencies/a", "input")),
     "draft-07 dependencies, schema form": (
-        obj({"a": {}, "b": {}}), obj({"a": {}, "b": {}}, dependencies={"a": {"required": ["b"]}}),
+        obj({"a": {}, "b": {}}, **DRAFT07), obj({"a": {}, "b": {}}, dependencies={"a": {"required": ["b"]}},
+                                                **DRAFT07),
         Change("input.conditional.added", "BREAKING", "/dependencies/a", "input"),
         Change("input.conditional.removed", "SAFE", "/dependencies/a", "input")),
     "a default (omitted arguments behave differently)": (

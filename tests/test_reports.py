@@ -437,7 +437,8 @@ def test_sarif_and_github_levels_ignore_the_gate(result: DiffResult) -> None:
 
 def test_sarif_describes_graded_variants_and_unknown_rules() -> None:
     removed = descriptor("input.property.removed", _delta())
-    assert removed["properties"]["variants"] == {"closed object": "BREAKING", "open object": "RISKY"}
+    assert removed["properties"]["variants"] == {"closed object": "BREAKING", "open object": "RISKY",
+                                                 "closed object, unwitnessed": "RISKY"}
     assert removed["defaultConfiguration"]["level"] == "error"
     unknown = descriptor("custom.rule", _delta(rule="custom.rule", severity=Severity.RISKY))
     assert unknown["shortDescription"]["text"] == "custom.rule"

@@ -26,6 +26,12 @@ _NO_REFUSAL = {
     Kind.DEFAULT_CHANGED: "the same calls are accepted: only what an omitted argument means changed",
 }
 """Why an input delta that refuses no call has no witness (it is graded for what it does otherwise)."""
+CONFIRMED = frozenset({Kind.UNION_ADDED, Kind.NOT_ADDED, Kind.ALL_OF_BRANCH_ADDED, Kind.CONDITIONAL_ADDED,
+                       Kind.UNION_BRANCH_REMOVED})
+"""Kinds judged on a combinator as a whole by approximation: a BREAKING verdict is confirmed
+by a witness (as is every BREAKING input delta found inside a union or allOf branch)."""
+UNWITNESSED = "unwitnessed"
+"""The variant of a BREAKING input rule whose witness search found no refused call: RISKY."""
 
 
 @dataclass(frozen=True)
@@ -43,18 +49,33 @@ class SchemaFamily:
             facts.pop("name", None)
             facts.setdefault("detail", kind.value.replace(".", " "))
             evidence: WitnessSource | None = None
-            if lookup(rule_id, when).severity in _WITNESSED and effect(kind) is not Effect.COSMETIC:
+            severity = lookup(rule_id, when).severity
+            if severity in _WITNESSED and effect(kind) is not Effect.COSMETIC:
                 if self.direction == "input" and not refuses(kind, facts) and kind in _NO_REFUSAL:
                     evidence = KnownWitness(Witness(False, reason=_NO_REFUSAL[kind]))
                 else:
                     evidence = Evidence(self.direction, pair.before.root, pair.after.root, pair.instance,
-                                        pair.before.schema, pair.after.schema, seeds)
+                                        _as_written(pair.before), _as_written(pair.after), seeds)
+                    if (self.direction == "input" and severity is Severity.BREAKING
+                            and (kind in CONFIRMED or pair.combined)):
+                        witness = evidence.build()
+                        evidence = KnownWitness(witness)
+                        if not witness.found:
+                            when = f"{when}, {UNWITNESSED}" if when else UNWITNESSED
             delta = emitter.make(rule_id, scope, field=pair.field, path=at, before=before, after=after, when=when,
                                  name=pair.name, kind=kind.value, **facts)
             emitter.add(replace(delta, evidence=evidence) if evidence is not None else delta)
 
         comparer = SchemaComparer(sink) if checkpoint is None else SchemaComparer(sink, checkpoint)
         comparer.compare(before, after, field)
+
+
+def _as_written(node: Node) -> dict[str, Any]:
+    """The values a node admits, as a schema (a lifted node's branches are its own
+    constraints split up: their union, ``anyOf``)."""
+    if not node.lifted:
+        return node.schema
+    return {("anyOf" if k in ("anyOf", "oneOf") else k): v for k, v in node.schema.items()}
 
 
 INPUT = SchemaFamily("input")

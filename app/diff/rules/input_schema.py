@@ -8,7 +8,7 @@ beside the check that finds it.
 
 from __future__ import annotations
 
-from app.diff.registry import BREAKING, COSMETIC, RISKY, SAFE, rule
+from app.diff.registry import BREAKING, COSMETIC, REGISTRY, RISKY, SAFE, rule
 
 C, D = "input", "input"
 
@@ -96,6 +96,11 @@ rule("input.union.one-of-overlap", BREAKING, C, D,
              "that overlaps another).")
 rule("input.union.one-of-relaxed", SAFE, C, D, 'Argument "{name}" may now match several shapes at once',
      summary="oneOf -> anyOf over branches that can overlap: values matching several branches are accepted.")
+rule("input.contains.added", BREAKING, C, D, 'Array "{name}" must now contain an item matching {after}',
+     'Include in "{name}" an item that is {after}.',
+     summary="contains added: arrays without a matching item (the empty array too) are refused.")
+rule("input.contains.removed", SAFE, C, D, 'Array "{name}" no longer has to contain {before}',
+     summary="contains removed.")
 rule("input.all-of.branch-added", BREAKING, C, D, 'Argument "{name}" must now also satisfy {after}',
      'Make "{name}" satisfy {after}.', summary="An allOf branch was added.")
 rule("input.all-of.branch-removed", SAFE, C, D, 'Argument "{name}" no longer has to satisfy {before}',
@@ -137,3 +142,17 @@ rule("input.description.changed", COSMETIC, C, D, 'The {keyword} of "{name}" cha
 rule("input.unclassified", RISKY, C, D, 'Unclassified change to "{name}": {detail}',
      'Check the current schema of "{name}" before calling.',
      summary="A difference no rule explains (never SAFE by default).")
+
+
+def _unwitnessed_variants() -> None:
+    """Every BREAKING input row has an ``unwitnessed`` variant, RISKY: a break judged on a
+    union, ``allOf``, ``not`` or conditional by approximation, for which the witness search
+    found no call the old schema accepts and the new one refuses (RULES.md)."""
+    for (rule_id, when), entry in list(REGISTRY.items()):
+        if entry.direction == "input" and entry.severity is BREAKING:
+            rule(rule_id, RISKY, entry.category, entry.direction, entry.message, entry.hint,
+                 when=f"{when}, unwitnessed" if when else "unwitnessed",
+                 summary=entry.summary + " Judged on a combinator and no refused call was found: RISKY.")
+
+
+_unwitnessed_variants()

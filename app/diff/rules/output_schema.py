@@ -89,6 +89,10 @@ rule("output.union.one-of-overlap", SAFE, C, D, 'Result field "{name}" never mat
      summary="oneOf exclusivity now refuses output values that match several branches.")
 rule("output.union.one-of-relaxed", RISKY, C, D, 'Result field "{name}" may now match several shapes at once',
      'Do not rely on "{name}" matching exactly one shape.', summary="An output oneOf became anyOf.")
+rule("output.contains.added", SAFE, C, D, 'Result array "{name}" now always contains {after}',
+     summary="An output contains was added.")
+rule("output.contains.removed", RISKY, C, D, 'Result array "{name}" may no longer contain {before}',
+     'Do not rely on "{name}" containing {before}.', summary="An output contains was removed.")
 rule("output.all-of.branch-added", SAFE, C, D, 'Result field "{name}" now also satisfies {after}',
      summary="An output allOf branch was added.")
 rule("output.all-of.branch-removed", RISKY, C, D, 'Result field "{name}" no longer has to satisfy {before}',

@@ -178,6 +178,8 @@ def _without_no_ops(node: dict[str, JSON]) -> dict[str, JSON]:
     step = _number(node.get("multipleOf"))
     if step is not None and step > 0 and (1 / step).denominator == 1 and type_set(node) == {"integer"}:
         drop.append("multipleOf")
+    if step == 1 and type_set(node) == {"number"}:
+        return {**{k: v for k, v in node.items() if k != "multipleOf"}, "type": "integer"}  # the integers
     inner = node.get("not")
     if isinstance(inner, dict) and set(inner) == {"not"} and isinstance(inner["not"], dict) and set(node) == {"not"}:
         return dict(inner["not"])

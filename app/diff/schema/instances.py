@@ -12,6 +12,7 @@ validates it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -244,7 +245,12 @@ class Sampler:
         types = admitted_types(node)
         if types is None:
             hinted = [t for t, keywords in _HINTS.items() if any(k in node for k in keywords)]
-            ordered = hinted + [t for t in _ORDER if t not in hinted] if hinted else list(_ORDER)
+            if hinted:
+                # the types the keywords constrain first, in full; the others after them
+                yield from _interleave([list(self._of_type(node, t, depth)) for t in hinted])
+                yield from _interleave([list(self._of_type(node, t, depth)) for t in _ORDER if t not in hinted])
+                return
+            ordered = list(_ORDER)
         else:
             ordered = [t for t in _ORDER if t in types]
         per_type = [list(self._of_type(node, t, depth)) for t in ordered]
@@ -319,6 +325,10 @@ class Sampler:
         few): where a tightened bound refuses what the old schema accepted."""
         node = effective(deref(self.root, schema), self.root)
         out: list[JSON] = []
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            for branch in list_at(node, keyword)[:8]:
+                if isinstance(branch, (dict, bool)) and branch is not schema:
+                    out.extend(self.beyond(branch))
         for side, step in (("min", -1), ("max", 1)):
             bound = numeric_bound(node, side)
             if bound is not None and abs(bound.value) <= SAFE_INTEGER:
@@ -393,10 +403,11 @@ def _numbers(node: dict[str, JSON], integer: bool) -> Iterator[JSON]:
             candidates.append(edge + direction if bound.exclusive else edge)
             candidates.append(edge + direction * Fraction(1, 2) if bound.exclusive else edge + direction)
     candidates.extend(Fraction(n) for n in _INTEGERS)
+    if low is not None and high is not None:
+        middle = (low.value + high.value) / 2
+        candidates.append(Fraction(math.floor(middle)) if integer else middle)
     if not integer:
         candidates.extend(Fraction(str(n)) for n in _NUMBERS)
-        if low is not None and high is not None:
-            candidates.append((low.value + high.value) / 2)
     if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
         unit = Fraction(str(step)) if isinstance(step, float) else Fraction(step)
         candidates = [unit * round(c / unit) for c in candidates] + [unit, unit * 2, -unit]

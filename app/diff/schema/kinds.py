@@ -84,6 +84,8 @@ class Kind(str, Enum):  # noqa: UP042 - the value is the kind's stable name (fac
     ONE_OF_RELAXED = "union.one-of-relaxed"
     ALL_OF_BRANCH_ADDED = "all-of.branch-added"
     ALL_OF_BRANCH_REMOVED = "all-of.branch-removed"
+    CONTAINS_ADDED = "contains.added"
+    CONTAINS_REMOVED = "contains.removed"
     CONDITIONAL_ADDED = "conditional.added"
     CONDITIONAL_REMOVED = "conditional.removed"
     CONDITIONAL_CHANGED = "conditional.changed"

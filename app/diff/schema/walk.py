@@ -17,13 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from app.diff.describe import value_label
-from app.diff.schema.effective import IGNORED_KEYWORDS, Node, normal_value
+from app.diff.schema.effective import IGNORED_KEYWORDS, Node, is_false, normal_value
 from app.diff.schema.kinds import Kind, effect
 from app.jsonio import canonical_json
 from app.jsontypes import JSON
 from app.schemas import resolve_local_ref
 
 MAX_DEPTH = 64
+COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if")
+"""Keywords whose place admits values the other keywords alone do not describe."""
 MAX_NESTING = 6
 """Probes inside probes (coverage questions asked while answering one): past this, unknown."""
 
@@ -57,6 +59,9 @@ class Pair:
     instance: tuple[Segment, ...] = ()
     """Where in an argument object (or result) the place's values sit: the witness builder
     puts a value there."""
+    combined: bool = False
+    """Inside a union or ``allOf`` branch (or a schema lifted to meet one): what the walk
+    finds here is judged branch by branch, so a break is confirmed by a value."""
 
 
 class Sink(Protocol):
@@ -109,6 +114,10 @@ def refuses(kind: Kind, facts: dict[str, Any]) -> bool:
     return effect(kind).may_refuse
 
 
+def _combines(schema: dict[str, Any], keyword: str) -> bool:
+    return keyword in schema and not (keyword == "not" and is_false(schema))  # `false` is {"not": {}}
+
+
 class SchemaComparer:
     """Walks two schemas and reports kinds of change to a sink."""
 
@@ -155,6 +164,9 @@ class SchemaComparer:
         self.checkpoint()
         for transform in TRANSFORMS:
             pair = transform(pair)
+        if not pair.combined and (pair.before.lifted or pair.after.lifted or any(
+                _combines(node.schema, keyword) for node in (pair.before, pair.after) for keyword in COMBINATORS)):
+            pair = replace(pair, combined=True)
         b, a = pair.before.schema, pair.after.schema
         guard = None
         if pair.before.location is not None and pair.after.location is not None and not (
@@ -216,6 +228,7 @@ class SchemaComparer:
             required_before,
             required_after,
             (*pair.instance, _segment(label)),
+            pair.combined,
         )
 
     # -- safety net ----------------------------------------------------------------

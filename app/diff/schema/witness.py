@@ -105,9 +105,14 @@ def embed(sampler: Sampler, schema: JSON, path: tuple[Segment, ...], values: lis
         return
     segment, rest_path = path[0], path[1:]
     if isinstance(segment, int) or (isinstance(segment, Wild) and segment.what == "item"):
-        # any item: the first position past prefixItems (where items/unevaluatedItems apply)
-        index = segment if isinstance(segment, int) else len(list_at(node, "prefixItems"))
-        yield from _in_array(sampler, node, index, rest_path, values, depth)
+        if isinstance(segment, int):
+            yield from _in_array(sampler, node, segment, rest_path, values, depth)
+            return
+        # any item: the positions past prefixItems (where items/unevaluatedItems apply); the
+        # other side may have more prefix positions, so a few further ones are tried too
+        first = len(list_at(node, "prefixItems"))
+        for index in (first, first + 1, first + 2):
+            yield from _in_array(sampler, node, index, rest_path, values, depth)
         return
     yield from _in_object(sampler, node, segment, rest_path, values, depth)
 

@@ -46,7 +46,7 @@ def check_all_of(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     pairs, removed, added = match_branches(b_nodes, a_nodes)
     for b_node, a_node in pairs:
         cmp.walk(Pair(b_node, a_node, pair.field, pair.name, pair.required_before, pair.required_after,
-                      pair.instance), depth + 1)
+                      pair.instance, combined=True), depth + 1)
     for node in removed:
         if _adds_nothing(cmp, pair.after, node):
             continue

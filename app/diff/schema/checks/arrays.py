@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from app.diff.describe import value_label
 from app.diff.schema.effective import list_at
-from app.diff.schema.kinds import Kind
+from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 from app.jsontypes import JSON
+
+maps(Kind.CONTAINS_ADDED, Effect.NARROWS, input="input.contains.added", output="output.contains.added")
+maps(Kind.CONTAINS_REMOVED, Effect.WIDENS, input="input.contains.removed", output="output.contains.removed")
 
 
 def rest_keyword(schema: dict[str, JSON]) -> str | None:
@@ -33,13 +36,11 @@ def check_items(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
         before = b_pre[index] if index < len(b_pre) else b_rest
         after = a_pre[index] if index < len(a_pre) else a_rest
         cmp.walk(cmp.child(pair, before, after, ("prefixItems", str(index)), f"[{index}]"), depth + 1)
-    for keyword, label in (("contains", "[contains]"),):
-        if keyword in b and keyword in a:
-            cmp.walk(cmp.child(pair, b[keyword], a[keyword], (keyword,), label), depth + 1)
-        elif keyword in b or keyword in a:
-            relation = "added" if keyword in a else "removed"
-            node = pair.after if keyword in a else pair.before
-            cmp.emit(Kind.UNCLASSIFIED, pair, node.at(keyword),
-                     value_label(b[keyword]) if keyword in b else None,
-                     value_label(a[keyword]) if keyword in a else None,
-                     keyword=keyword, detail=f"{keyword} {relation}")
+    if "contains" in b and "contains" in a:
+        cmp.walk(cmp.child(pair, b["contains"], a["contains"], ("contains",), "[contains]"), depth + 1)
+    elif "contains" in a:
+        cmp.emit(Kind.CONTAINS_ADDED, pair, pair.after.at("contains"), None, value_label(a["contains"]),
+                 keyword="contains", seeds=[[]])
+    elif "contains" in b:
+        cmp.emit(Kind.CONTAINS_REMOVED, pair, pair.before.at("contains"), value_label(b["contains"]), None,
+                 keyword="contains")

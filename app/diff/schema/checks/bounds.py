@@ -11,6 +11,7 @@ from __future__ import annotations
 from app.diff.describe import NO_LIMIT, bound_label
 from app.diff.schema.effective import (
     COUNT_BOUNDS,
+    admitted_types,
     beyond_safe_range,
     bound_relation,
     count_beyond_safe_range,
@@ -59,12 +60,20 @@ def check_bounds(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
             cosmetic = count_beyond_safe_range(keyword, b.get(keyword)) and count_beyond_safe_range(
                 keyword, a.get(keyword))
             _emit_simple_bound(cmp, pair, keyword, Kind.BOUND_INTEGER_RANGE if cosmetic else _RELATIONS[relation])
-    relation = multiple_relation(b.get("multipleOf"), a.get("multipleOf"))
+    relation = multiple_relation(_step(b, a), _step(a, b))
     if relation:
         _emit_simple_bound(cmp, pair, "multipleOf", _RELATIONS[relation])
     if bool(b.get("uniqueItems")) != bool(a.get("uniqueItems")):
         kind = Kind.BOUND_TIGHTENED if a.get("uniqueItems") else Kind.BOUND_RELAXED
         _emit_simple_bound(cmp, pair, "uniqueItems", kind)
+
+
+def _step(schema: dict[str, JSON], other: dict[str, JSON]) -> JSON:
+    """``multipleOf`` as it applies: an integer type is a multiple of 1 (asked only when the
+    other side spells one, so number -> integer stays one type delta)."""
+    if "multipleOf" not in schema and "multipleOf" in other and admitted_types(schema) == {"integer"}:
+        return 1
+    return schema.get("multipleOf")
 
 
 def _count(schema: dict[str, JSON], keyword: str) -> JSON:

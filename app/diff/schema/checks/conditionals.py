@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from app.diff.describe import schema_summary, value_label
+from app.diff.schema.instances import Sampler, Undecidable, merge_schemas
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 from app.jsonio import canonical_json
+from app.jsontypes import JSON
 
 maps(Kind.CONDITIONAL_ADDED, Effect.NARROWS, input="input.conditional.added", output="output.conditional.added")
 maps(Kind.CONDITIONAL_REMOVED, Effect.WIDENS, input="input.conditional.removed",
@@ -30,7 +32,17 @@ def check_if_then_else(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
     keyword = "if" if relation != "changed" else changed
     node = node if keyword in node.schema else pair.before
     cmp.emit(_RELATIONS[relation], pair, node.at(keyword), value_label(b) if b else None,
-             value_label(a) if a else None, keyword="if/then/else")
+             value_label(a) if a else None, keyword="if/then/else", seeds=_triggering(pair, a.get("if")))
+
+
+def _triggering(pair: Pair, condition: JSON) -> list[JSON]:
+    """Old-place values that meet the new ``if`` (where a new ``then`` applies)."""
+    if not isinstance(condition, dict):
+        return []
+    try:
+        return Sampler(pair.before.root).samples(merge_schemas(pair.before.schema, condition))[:6]
+    except Undecidable:
+        return []
 
 
 @check("dependentRequired")
@@ -49,7 +61,7 @@ def check_dependent_required(cmp: SchemaComparer, pair: Pair, depth: int) -> Non
         before = f"with {name}: {', '.join(sorted(b_set))}" if name in b else None
         after = f"with {name}: {', '.join(sorted(a_set))}" if name in a else None
         cmp.emit(_RELATIONS[relation], pair, node.at("dependentRequired", name),
-                 before, after, keyword="dependentRequired", trigger=name)
+                 before, after, keyword="dependentRequired", trigger=name, seeds=_with(pair, name))
 
 
 @check("dependentSchemas")
@@ -64,4 +76,20 @@ def check_dependent_schemas(cmp: SchemaComparer, pair: Pair, depth: int) -> None
         node = pair.before if relation == "removed" else pair.after
         cmp.emit(_RELATIONS[relation], pair, node.at("dependentSchemas", name),
                  schema_summary(b[name]) if name in b else None, schema_summary(a[name]) if name in a else None,
-                 keyword="dependentSchemas", trigger=name)
+                 keyword="dependentSchemas", trigger=name, seeds=_with(pair, name))
+
+
+def _with(pair: Pair, name: str) -> list[JSON]:
+    """Old-place objects that send ``name`` (where a dependency on it applies)."""
+    try:
+        objects = [v for v in Sampler(pair.before.root).samples(pair.before.schema)[:2] if isinstance(v, dict)]
+    except Undecidable:
+        objects = []
+    base: dict[str, JSON] = objects[0] if objects else {}
+    full: dict[str, JSON] = objects[-1] if objects else {}
+    values: list[JSON] = ["a", 1, None, True, {}, []]
+    seeds: list[JSON] = [{**base, name: value} for value in values]
+    # with the trigger, each other property left out in turn (a dependency extended to it)
+    seeds += [{k: v for k, v in {**full, name: full.get(name, "a")}.items() if k != other}
+              for other in sorted(full) if other != name]
+    return seeds

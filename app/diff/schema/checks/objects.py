@@ -15,7 +15,7 @@ from typing import Any
 from app import safe_regex
 from app.diff.describe import how_to_pass, schema_summary, type_label, value_label
 from app.diff.schema.effective import Node, as_object, is_false, list_at, object_at
-from app.diff.schema.instances import Undecidable, validators
+from app.diff.schema.instances import Sampler, Undecidable, regex_samples, validators
 from app.diff.schema.kinds import Effect, Kind, effect, maps
 from app.diff.schema.walk import Pair, SchemaComparer, Wild, below, check
 
@@ -188,6 +188,7 @@ def _pattern_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                     prop = pair.before.child(declared[name], "properties", name)
                     _filtered(cmp, lambda kind: effect(kind).may_refuse).walk(
                         _pair_at(pair, prop, new, name), depth + 1)
+            _names_matched(cmp, pair, pattern, pair.before, new, depth)
             if keyword is None:
                 if not is_false(new.schema) and as_object(a_pat[pattern]) != {}:
                     cmp.emit(Kind.ADDITIONAL_CLOSED, pair, new.pointer, "open", schema_summary(new.schema),
@@ -200,11 +201,55 @@ def _pattern_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                 Pair(old, new, *_named(pair, label), instance=(*pair.instance, Wild("pattern", pattern))), depth + 1)
         else:
             old = pair.before.child(b_pat[pattern], "patternProperties", pattern)
+            _names_matched(cmp, pair, pattern, pair.after, old, depth, old_side=False)
             keyword = extra_keyword(a)
             new = pair.after.child(a[keyword], keyword) if keyword else pair.after.child(True, "patternProperties",
                                                                                          pattern)
             _filtered(cmp, _constrains).walk(
                 Pair(old, new, *_named(pair, label), instance=(*pair.instance, Wild("pattern", pattern))), depth + 1)
+
+
+def _names_matched(cmp: SchemaComparer, pair: Pair, pattern: str, other: Node, node: Node, depth: int,
+                   old_side: bool = True) -> None:
+    """A pattern added (``old_side``: ``other`` is the old object) or removed: names it
+    matches that another pattern of the other side covers are compared under both schemas
+    (``^ba+b$: boolean`` replacing ``b.*b: integer`` refuses ``{"bab": 0}``)."""
+    other_patterns = object_at(other.schema, "patternProperties")
+    declared = object_at(other.schema, "properties")
+    seen: set[str] = set()
+    for name in regex_samples(pattern)[:6]:
+        if name in declared or name in seen:
+            continue
+        covering = [other.child(sub, "patternProperties", p) for p, sub in other_patterns.items()
+                    if p != pattern and safe_regex.search(p, name)]
+        if not covering:
+            continue
+        seen.add(name)
+        before, after = (covering[0], node) if old_side else (node, covering[0])
+        _filtered(cmp, _constrains).walk(_pair_at(pair, before, after, name), depth + 1)
+        return
+
+
+def _refused_name(pair: Pair, old: Node, new: Node, unconstrained: bool) -> str | None:
+    """A property name the old propertyNames accepted and the new one refuses, if one is found."""
+    try:
+        old_checker, new_checker = validators(pair.before.root), validators(pair.after.root)
+        names = [*Sampler(pair.after.root).beyond(new.schema), *Sampler(pair.before.root).samples(
+            old.schema if not unconstrained else {"type": "string"})]
+        for name in names:
+            if isinstance(name, str) and (unconstrained or old_checker.accepts(old.schema, name)) and \
+                    not new_checker.accepts(new.schema, name):
+                return name
+    except Undecidable:
+        return None
+    return None
+
+
+def _samples(pair: Pair, node: Node) -> list[Any]:
+    try:
+        return Sampler(pair.before.root).samples(node.schema)[:4]
+    except Undecidable:
+        return []
 
 
 def _named(pair: Pair, label: str) -> tuple[str, str]:
@@ -290,6 +335,17 @@ def check_property_names(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
             cmp.emit(Kind.PROPERTY_NAMES_NARROWED, sub, at, value_label(b_raw) if b_raw is not None else None,
                      value_label(a_raw), keyword="propertyNames", refused=name, seeds_at=name)
         return
+    documented = pair.before.schema.get(extra_keyword(pair.before.schema) or "")
+    if isinstance(documented, dict) and documented and not is_false(documented):
+        # the old object documented its extra names with a schema: a name it accepted and
+        # the new propertyNames refuses is a refused documented argument
+        found = _refused_name(pair, old, new, b_raw is None)
+        if found is not None:
+            extra = pair.before.child(documented, extra_keyword(pair.before.schema) or "additionalProperties")
+            cmp.emit(Kind.PROPERTY_NAMES_NARROWED, below(pair, found), at,
+                     value_label(b_raw) if b_raw is not None else None, value_label(a_raw), keyword="propertyNames",
+                     refused=found, seeds=[{found: value} for value in _samples(pair, extra)])
+            return
     if is_false(pair.after.schema.get(extra_keyword(pair.after.schema) or "", True)) and is_false(
             pair.before.schema.get(extra_keyword(pair.before.schema) or "", True)):
         return  # closed on both sides and every declared name still passes: no call changes

@@ -82,7 +82,8 @@ def _walk_branch(cmp: SchemaComparer, pair: Pair, b_node: Node, a_node: Node, b_
                  a_branches: list[Node], depth: int) -> None:
     """Compare a matched pair of branches; what it loses is no loss when another new branch
     still accepts it, and what it gains no gain when another old branch accepted it."""
-    child = Pair(b_node, a_node, pair.field, pair.name, pair.required_before, pair.required_after, pair.instance)
+    child = Pair(b_node, a_node, pair.field, pair.name, pair.required_before, pair.required_after, pair.instance,
+                 combined=True)
     found = cmp.probe(b_node, a_node, pair.field, pair.name, pair.instance)
     if not found:
         return
@@ -140,15 +141,16 @@ def _refused_samples(pair: Pair) -> list[JSON]:
 def _exclusivity(cmp: SchemaComparer, pair: Pair, a_branches: list[Node], keyword_changed: bool) -> None:
     """``oneOf`` refuses a value two branches accept: look for an old-valid value that
     more than one new branch accepts."""
+    before = _as_written(pair.before)
     try:
         sampler = Sampler(pair.before.root)
         new = validators(pair.after.root)
         old = validators(pair.before.root)
-        samples = sampler.valid_samples(pair.before.schema, SAMPLES)
+        samples = sampler.valid_samples(before, SAMPLES)
         # the values each new branch is built around, where the old place took them too
         for branch in a_branches:
             samples += [value for value in Sampler(pair.after.root).samples(branch.schema)[:6]
-                        if old.accepts(pair.before.schema, value)]
+                        if old.accepts(before, value)]
         for value in samples:
             matching = [i for i, branch in enumerate(a_branches) if new.accepts(branch.schema, value)]
             if len(matching) > 1 and not new.accepts(pair.after.schema, value):
@@ -162,6 +164,14 @@ def _exclusivity(cmp: SchemaComparer, pair: Pair, a_branches: list[Node], keywor
     if keyword_changed:
         cmp.emit(Kind.UNCLASSIFIED, pair, pair.after.at("oneOf"), "anyOf", "oneOf", keyword="oneOf",
                  detail="anyOf -> oneOf: branches that may overlap now refuse the values they share")
+
+
+def _as_written(node: Node) -> JSON:
+    """The values a node admits as a schema: a lifted node's branches are its own
+    constraints split up (per type), whose union (``anyOf``) is the node, never a ``oneOf``."""
+    if not node.lifted:
+        return node.schema
+    return {("anyOf" if k in UNION_KEYWORDS else k): v for k, v in node.schema.items()}
 
 
 def _disjoint(nodes: list[Node]) -> bool:
