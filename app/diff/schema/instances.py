@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -42,6 +43,8 @@ from app.jsontypes import JSON
 from app.schemas import deref
 from app.validation import FORMAT_CHECKER, safe_class
 
+LONGEST = 1024
+"""Longest string sampled: a limit past it is not probed (patterns would scan long text)."""
 PER_SCHEMA = 12
 """Most values sampled for one schema (objects and arrays combine their children's)."""
 MAX_DEPTH = 8
@@ -98,6 +101,7 @@ def _run(validator: Validator, value: JSON) -> bool:
 
 
 _CACHE: dict[int, Validators] = {}
+_SAMPLERS: dict[int, Sampler] = {}
 
 
 def validators(root: JSON) -> Validators:
@@ -183,6 +187,18 @@ def _types_of(value: JSON) -> list[str]:
     return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
+def sampler_for(root: JSON) -> Sampler:
+    """The (cached) sampler of a root schema: deltas of one tool share its samples."""
+    found = _SAMPLERS.get(id(root))
+    if found is not None and found.root is root:
+        return found
+    if len(_SAMPLERS) > 256:
+        _SAMPLERS.clear()
+    made = Sampler(root)
+    _SAMPLERS[id(root)] = made
+    return made
+
+
 class Sampler:
     """Bounded samples of values a schema (inside ``root``) is likely to accept."""
 
@@ -216,6 +232,24 @@ class Sampler:
         found = _unique(self._samples(node, depth))
         self._cache[key] = found
         return found
+
+    def minimal(self, schema: JSON, depth: int = 0) -> JSON:
+        """One small value for a schema: objects with their required properties only, arrays
+        as short as allowed (the context a witness is placed in; cheaper than samples)."""
+        node = effective(deref(self.root, schema), self.root)
+        if depth > MAX_DEPTH or is_false(node):
+            return None
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            if list_at(node, keyword):
+                found = self.samples(node, depth)
+                return found[0] if found else None
+        types = admitted_types(node)
+        if admitted_values(node) is None and (types == {"object"} or (types is None and "properties" in node)):
+            properties = object_at(node, "properties")
+            return {name: self.minimal(properties.get(name, self._extra(node, name)), depth + 1)
+                    for name in list_at(node, "required") if isinstance(name, str)}
+        found = self.samples(node, depth)
+        return found[0] if found else None
 
     def _samples(self, node: dict[str, JSON], depth: int) -> Iterator[JSON]:
         if depth > MAX_DEPTH:
@@ -339,7 +373,7 @@ class Sampler:
         if isinstance(step_of, (int, float)) and not isinstance(step_of, bool) and step_of > 0:
             out.extend((1, step_of + 1, step_of / 2))
         low, high = _count(node, "minLength"), _count(node, "maxLength")
-        if high is not None and high < 10**6:
+        if high is not None and high < LONGEST:
             out.append("x" * (high + 1))
         if low is not None and low > 0:
             out.append("x" * (low - 1))
@@ -437,7 +471,7 @@ def _strings(node: dict[str, JSON]) -> Iterator[JSON]:
         found.extend(regex_samples(pattern))
     found.extend(_PLAIN_STRINGS)
     found.extend(["x" * low, "x" * (low + 1)])
-    if high is not None and high <= 4096:
+    if high is not None and high <= LONGEST:
         found.extend(["x" * high, "x" * max(high - 1, 0)])
     for text in found:
         if len(text) >= low and (high is None or len(text) <= high):
@@ -462,21 +496,26 @@ _CATEGORY_CHARS = {
 def regex_samples(pattern: str, limit: int = 8) -> list[str]:
     """Strings built from a pattern's parse tree (shortest repeats, first branches, and
     variations), kept only when the pattern matches them (time-limited search)."""
+    return list(_regex_samples(pattern, limit))
+
+
+@lru_cache(maxsize=512)
+def _regex_samples(pattern: str, limit: int) -> tuple[str, ...]:
     try:
         tree = _sre.parse(pattern)
     except Exception:  # noqa: BLE001 - a pattern Python cannot read (an ECMA-only construct)
-        return []
+        return ()
     out: list[str] = []
     for mode in range(6):
         try:
             text = _build(tree, mode, 0)
         except (RecursionError, ValueError, TypeError, IndexError):
             continue
-        if text not in out and safe_regex.search(pattern, text):
+        if text not in out and len(text) <= LONGEST and safe_regex.search(pattern, text):
             out.append(text)
             if len(out) >= limit:
                 break
-    return out
+    return tuple(out)
 
 
 def _build(tree: Any, mode: int, depth: int) -> str:

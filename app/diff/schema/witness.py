@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from app import safe_regex
 from app.diff.model import Witness
 from app.diff.schema.effective import effective, list_at, object_at
-from app.diff.schema.instances import Sampler, Undecidable, merge_schemas, regex_samples, validators
+from app.diff.schema.instances import Sampler, Undecidable, merge_schemas, regex_samples, sampler_for, validators
 from app.diff.schema.walk import Segment, Wild
 from app.jsontypes import JSON
 from app.schemas import deref
@@ -57,8 +57,8 @@ def build_witness(evidence: Evidence) -> Witness:
         side, other = "the new output schema", "the old one"
     try:
         accepts, refuses = validators(source_root), validators(target_root)
-        sampler = Sampler(source_root)
-        values = [*evidence.seeds, *sampler.samples(local), *Sampler(target_root).beyond(limits)]
+        sampler = sampler_for(source_root)
+        values = [*evidence.seeds, *sampler.samples(local), *sampler_for(target_root).beyond(limits)]
         tried = 0
         for candidate in embed(sampler, source_root, evidence.instance, values):
             tried += 1
@@ -122,11 +122,8 @@ def _in_array(sampler: Sampler, node: dict[str, JSON], index: int, path: tuple[S
     prefix = list_at(node, "prefixItems")
     rest = node.get("items", node.get("unevaluatedItems", True))
     child = prefix[index] if index < len(prefix) else rest
-    base: list[JSON] = []
-    for position in range(index + 1):
-        sub = prefix[position] if position < len(prefix) else rest
-        found = sampler.samples(sub)
-        base.append(found[0] if found else None)
+    base: list[JSON] = [sampler.minimal(prefix[position] if position < len(prefix) else rest)
+                        for position in range(index + 1)]
     bases = [base]
     minimum = node.get("minItems")
     if isinstance(minimum, int) and minimum > len(base):
@@ -161,11 +158,8 @@ def _in_object(sampler: Sampler, node: dict[str, JSON], segment: Segment, path: 
             return
         name = candidates[0]
     child = properties[name] if name in properties else sampler._extra(node, name)
-    objects = [value for value in sampler.samples({**node, "required": [
-        n for n in list_at(node, "required") if n != name]}) if isinstance(value, dict)][:2]
-    bases = [{k: v for k, v in base.items() if k != name} for base in objects] or [{}]
-    if len(bases) > 1 and bases[0] == bases[1]:
-        bases = bases[:1]
+    base = sampler.minimal({**node, "required": [n for n in list_at(node, "required") if n != name]})
+    bases = [base if isinstance(base, dict) else {}]
     for value in embed(sampler, child, path, values, depth + 1):
         for base in bases:
             yield {**base, name: value}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.diff.describe import schema_summary, value_label
-from app.diff.schema.instances import Sampler, Undecidable, merge_schemas
+from app.diff.schema.instances import Undecidable, merge_schemas, sampler_for
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 from app.jsonio import canonical_json
@@ -40,7 +40,7 @@ def _triggering(pair: Pair, condition: JSON) -> list[JSON]:
     if not isinstance(condition, dict):
         return []
     try:
-        return Sampler(pair.before.root).samples(merge_schemas(pair.before.schema, condition))[:6]
+        return sampler_for(pair.before.root).samples(merge_schemas(pair.before.schema, condition))[:6]
     except Undecidable:
         return []
 
@@ -82,7 +82,7 @@ def check_dependent_schemas(cmp: SchemaComparer, pair: Pair, depth: int) -> None
 def _with(pair: Pair, name: str) -> list[JSON]:
     """Old-place objects that send ``name`` (where a dependency on it applies)."""
     try:
-        objects = [v for v in Sampler(pair.before.root).samples(pair.before.schema)[:2] if isinstance(v, dict)]
+        objects = [v for v in sampler_for(pair.before.root).samples(pair.before.schema)[:2] if isinstance(v, dict)]
     except Undecidable:
         objects = []
     base: dict[str, JSON] = objects[0] if objects else {}

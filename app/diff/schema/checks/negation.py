@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from app.diff.describe import value_label
 from app.diff.schema.effective import admitted_types, as_object, is_false
-from app.diff.schema.instances import Sampler, Undecidable, validators
+from app.diff.schema.instances import Undecidable, sampler_for, validators
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 from app.jsonio import canonical_json
@@ -30,11 +30,11 @@ def _refused(pair: Pair, negated: JSON = None) -> list[JSON]:
     """Old-valid values the new place refuses: the old place's samples, and the values the
     new negated schema accepts (what ``not`` refuses now)."""
     try:
-        sampler = Sampler(pair.before.root)
+        sampler = sampler_for(pair.before.root)
         old, new = validators(pair.before.root), validators(pair.after.root)
         candidates = sampler.valid_samples(pair.before.schema, SAMPLES)
         if negated is not None:
-            candidates += [value for value in Sampler(pair.after.root).samples(negated)
+            candidates += [value for value in sampler_for(pair.after.root).samples(negated)
                            if old.accepts(pair.before.schema, value)]
         return [value for value in candidates if not new.accepts(pair.after.schema, value)]
     except Undecidable:

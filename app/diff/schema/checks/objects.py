@@ -15,7 +15,7 @@ from typing import Any
 from app import safe_regex
 from app.diff.describe import how_to_pass, schema_summary, type_label, value_label
 from app.diff.schema.effective import Node, as_object, is_false, list_at, object_at
-from app.diff.schema.instances import Sampler, Undecidable, regex_samples, validators
+from app.diff.schema.instances import Undecidable, regex_samples, sampler_for, validators
 from app.diff.schema.kinds import Effect, Kind, effect, maps
 from app.diff.schema.walk import Pair, SchemaComparer, Wild, below, check
 
@@ -234,7 +234,7 @@ def _refused_name(pair: Pair, old: Node, new: Node, unconstrained: bool) -> str 
     """A property name the old propertyNames accepted and the new one refuses, if one is found."""
     try:
         old_checker, new_checker = validators(pair.before.root), validators(pair.after.root)
-        names = [*Sampler(pair.after.root).beyond(new.schema), *Sampler(pair.before.root).samples(
+        names = [*sampler_for(pair.after.root).beyond(new.schema), *sampler_for(pair.before.root).samples(
             old.schema if not unconstrained else {"type": "string"})]
         for name in names:
             if isinstance(name, str) and (unconstrained or old_checker.accepts(old.schema, name)) and \
@@ -247,7 +247,7 @@ def _refused_name(pair: Pair, old: Node, new: Node, unconstrained: bool) -> str 
 
 def _samples(pair: Pair, node: Node) -> list[Any]:
     try:
-        return Sampler(pair.before.root).samples(node.schema)[:4]
+        return sampler_for(pair.before.root).samples(node.schema)[:4]
     except Undecidable:
         return []
 

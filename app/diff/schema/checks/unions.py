@@ -25,7 +25,7 @@ from app.diff.schema.effective import (
     value_key,
     value_set,
 )
-from app.diff.schema.instances import Sampler, Undecidable, merge_schemas, validators
+from app.diff.schema.instances import Undecidable, merge_schemas, sampler_for, validators
 from app.diff.schema.kinds import Effect, Kind, effect, maps
 from app.diff.schema.walk import TRANSFORMS, Pair, SchemaComparer, check
 from app.jsonio import canonical_json
@@ -130,7 +130,7 @@ def _union_added(cmp: SchemaComparer, pair: Pair, keyword: str) -> None:
 def _refused_samples(pair: Pair) -> list[JSON]:
     """Values the before place accepts and the after place refuses (a bounded search)."""
     try:
-        sampler = Sampler(pair.before.root)
+        sampler = sampler_for(pair.before.root)
         new = validators(pair.after.root)
         return [value for value in sampler.valid_samples(pair.before.schema, SAMPLES)
                 if not new.accepts(pair.after.schema, value)]
@@ -143,13 +143,13 @@ def _exclusivity(cmp: SchemaComparer, pair: Pair, a_branches: list[Node], keywor
     more than one new branch accepts."""
     before = _as_written(pair.before)
     try:
-        sampler = Sampler(pair.before.root)
+        sampler = sampler_for(pair.before.root)
         new = validators(pair.after.root)
         old = validators(pair.before.root)
         samples = sampler.valid_samples(before, SAMPLES)
         # the values each new branch is built around, where the old place took them too
         for branch in a_branches:
-            samples += [value for value in Sampler(pair.after.root).samples(branch.schema)[:6]
+            samples += [value for value in sampler_for(pair.after.root).samples(branch.schema)[:6]
                         if old.accepts(before, value)]
         for value in samples:
             matching = [i for i, branch in enumerate(a_branches) if new.accepts(branch.schema, value)]
