@@ -192,6 +192,41 @@ CASES: dict[str, tuple[JSON, JSON, list[tuple[str, str, str]]]] = {
     "propertyNames removed": (
         obj({"ab": STRING}, propertyNames={"maxLength": 3}), obj({"ab": STRING}),
         [("input.property-names.relaxed", S, "input")]),
+    # found with the compat dataset (tests/data/compat): implied constraints and combinators
+    "a union of ranges that covers the old range together (unwitnessed: RISKY)": (
+        arg(type="integer", minimum=1, maximum=8),
+        arg(anyOf=[{"type": "integer", "minimum": 5, "maximum": 10}, {"type": "integer", "minimum": 0, "maximum": 4}]),
+        [("input.bound.relaxed", S, "input.a"), ("input.bound.tightened", R, "input.a"),
+         ("input.union.branch-added", S, "input.a")]),
+    "allOf adds a range that refuses an old value (witnessed: BREAKING)": (
+        arg(type="integer", minimum=10, maximum=50),
+        arg(allOf=[{"type": "integer", "minimum": 10, "maximum": 50}, {"anyOf": [{"maximum": 20}, {"minimum": 40}]}]),
+        [("input.all-of.branch-added", B, "input.a")]),
+    "pattern .+ -> minLength 1 (the pattern already asked for a character)": (
+        arg(type="string", pattern=".+"), arg(type="string", minLength=1), [("input.pattern.removed", S, "input.a")]),
+    "number multipleOf 1 -> integer": (arg(type="number", multipleOf=1), arg(type="integer"), []),
+    "integer -> number multipleOf 0.5": (
+        arg(type="integer"), arg(type="number", multipleOf=0.5),
+        [("input.bound.relaxed", S, "input.a"), ("input.type.widened", S, "input.a")]),
+    "contains added": (arg(type="array"), arg(type="array", contains={"type": "integer"}),
+                       [("input.contains.added", B, "input.a")]),
+    "a property moved into allOf beside additionalProperties false": (
+        obj({"foo": STRING}, additionalProperties=False),
+        {"type": "object", "allOf": [{"properties": {"foo": STRING}}], "additionalProperties": False},
+        [("input.property.removed", B, "input.foo")]),
+    "an allOf branch removed whose property unevaluatedProperties false now refuses": (
+        {"type": "object", "allOf": [{"properties": {"foo": STRING}}, {"properties": {"bar": NUMBER}}],
+         "unevaluatedProperties": False},
+        {"type": "object", "allOf": [{"properties": {"foo": STRING}}], "unevaluatedProperties": False},
+        [("input.all-of.branch-removed", S, "input"), ("input.property.removed", B, "input.bar")]),
+    "a pattern's names now under another pattern with another type": (
+        obj(patternProperties={"b.*b": {"type": "integer"}}), obj(patternProperties={"^ba+b$": {"type": "boolean"}}),
+        [("input.additional-properties.closed", R, "input"), ("input.type.changed", B, "input.baaab"),
+         ("input.type.changed", B, "input.bab"), ("input.type.widened", S, "input./b.*b/")]),
+    "propertyNames over a documented additionalProperties schema": (
+        arg(type="object", additionalProperties=STRING),
+        arg(type="object", additionalProperties=STRING, propertyNames={"maxLength": 3}),
+        [("input.property-names.narrowed", B, "input.a.xxxx")]),
 }
 
 

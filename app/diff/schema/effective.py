@@ -235,6 +235,8 @@ def _simplify_once(node: dict[str, JSON], root: JSON,
         rest_spelling = {key: value for key, value in spelling.items() if key != keyword}
         at = spelling.get(keyword, (keyword,))
         if len(resolved) == 1:
+            if "additionalProperties" in rest and ("properties" in resolved[0] or "patternProperties" in resolved[0]):
+                continue  # additionalProperties sees only its own node's properties: merging would change it
             merged = _merge(rest, resolved[0])
             if merged is not None:
                 taken = [key for key in resolved[0] if key not in rest]

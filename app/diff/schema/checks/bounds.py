@@ -8,6 +8,7 @@ limits nothing a client can send exactly: ``bound.integer-range``, COSMETIC (zod
 
 from __future__ import annotations
 
+from app import safe_regex
 from app.diff.describe import NO_LIMIT, bound_label
 from app.diff.schema.effective import (
     COUNT_BOUNDS,
@@ -52,7 +53,7 @@ def check_bounds(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                 kind = Kind.BOUND_INTEGER_RANGE
             cmp.emit(kind, pair, node.at(keyword), before_label, after_label, keyword=keyword, limit=after_label)
     for keyword in COUNT_BOUNDS:
-        if keyword == "minProperties" and (keyword in b or keyword in a):
+        if keyword in ("minProperties", "minLength") and (keyword in b or keyword in a):
             relation = count_relation(keyword, _count(b, keyword), _count(a, keyword))
         else:
             relation = count_relation(keyword, b.get(keyword), a.get(keyword))
@@ -78,9 +79,14 @@ def _step(schema: dict[str, JSON], other: dict[str, JSON]) -> JSON:
 
 def _count(schema: dict[str, JSON], keyword: str) -> JSON:
     """A count limit as it applies: ``required`` names are properties an object must have,
-    so ``minProperties`` is at least their number (asked only where a side spells
-    ``minProperties``: a new required property is its own delta)."""
+    so ``minProperties`` is at least their number; a pattern the empty string fails asks for
+    ``minLength`` 1 (asked only where a side spells the keyword: a new required property or
+    pattern is its own delta)."""
     value = schema.get(keyword)
+    pattern = schema.get("pattern")
+    if keyword == "minLength" and isinstance(pattern, str) and not safe_regex.search(pattern, ""):
+        # a pattern the empty string does not match (".+") asks for one character at least
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
     if keyword == "minProperties":
         required = {n for n in list_at(schema, "required") if isinstance(n, str)}
         if required and (not isinstance(value, int) or isinstance(value, bool) or value < len(required)):

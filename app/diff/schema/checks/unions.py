@@ -232,6 +232,8 @@ def lift(pair: Pair, keywords: tuple[str, ...]) -> Pair:
     own = {k: v for k, v in plain.items() if k not in _STAY_ON_NODE and k not in beside}
     if not own or keyword in own:
         return pair
+    if "additionalProperties" in beside and ("properties" in own or "patternProperties" in own):
+        return pair  # additionalProperties sees only its own node's properties: moving them changes it
     types = own.get("type")
     if keyword != "allOf" and set(own) == {"type"} and isinstance(types, list) and len(types) > 1:
         wrapped_branches: list[JSON] = [{"type": t} for t in sorted(set(types))]
