@@ -37,8 +37,12 @@ def corpus_results() -> list[tuple[Surface, Surface, DiffResult]]:
     return out
 
 
-def schema_of(surface: Surface, delta: Delta) -> Any:
-    tool = surface.tools[delta.tool]  # type: ignore[index]
+def schema_of(surface: Surface, delta: Delta, result: DiffResult | None = None) -> Any:
+    """The delta's schema on one side (a renamed tool's old schema under its old name)."""
+    name = delta.tool
+    if name not in surface.tools and result is not None:
+        name = next(d.before for d in result.deltas if d.rule == "tool.renamed" and d.tool == delta.tool)
+    tool = surface.tools[name]  # type: ignore[index]
     return tool.input_schema if delta.category == "input" else tool.output_schema
 
 
@@ -51,7 +55,7 @@ def test_every_breaking_input_delta_of_the_corpus_has_a_validated_witness_or_a_r
             witness = delta.witness
             assert witness is not None, f"{delta.rule} on {delta.tool} carries no witness"
             if witness.found:
-                check_witness(delta, schema_of(before, delta), schema_of(after, delta))
+                check_witness(delta, schema_of(before, delta, result), schema_of(after, delta))
             else:
                 assert witness.reason, delta
             if delta.category == "input" and delta.severity.value == "BREAKING":
