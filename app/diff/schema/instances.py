@@ -16,16 +16,8 @@ import math
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-from referencing import Registry
-from referencing.exceptions import NoSuchResource
-
-from app import safe_regex
 from app.diff.schema.effective import (
     COUNT_DEFAULTS,
     SAFE_INTEGER,
@@ -41,7 +33,10 @@ from app.diff.schema.effective import (
 )
 from app.jsontypes import JSON
 from app.schemas import deref
-from app.validation import FORMAT_CHECKER, safe_class
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 LONGEST = 1024
 """Longest string sampled: a limit past it is not probed (patterns would scan long text)."""
@@ -54,12 +49,25 @@ class Undecidable(Exception):
     """A validator could not answer (a remote reference, an unusable schema)."""
 
 
+def matches(pattern: str, text: str) -> bool:
+    """A schema regex searched in ``text``, time-limited (``app.safe_regex``, imported on
+    first use: a diff that meets no pattern never loads the regex engine)."""
+
+    return matches(pattern, text)
+
+
 def _refuse(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field; the stubs omit it
 
 
-NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-"""Every reference outside the schema is unknown: nothing is ever fetched."""
+@lru_cache(maxsize=1)
+def no_retrieval() -> Registry[Any]:
+    """A registry in which every reference outside the schema is unknown: nothing is ever fetched."""
+    from referencing import Registry
+
+    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
 class Validators:
@@ -67,11 +75,18 @@ class Validators:
     effective subschema (2020-12, references resolved against the root)."""
 
     def __init__(self, root: JSON) -> None:
+        # jsonschema and the service's validator setup, loaded when a value is first checked
+        from jsonschema import Draft202012Validator
+        from jsonschema.validators import validator_for
+
+        from app.validation import FORMAT_CHECKER, safe_class
+
         self.root = root
+        registry = no_retrieval()
         try:
             cls = validator_for(root, default=Draft202012Validator)
-            self._root = safe_class(cls)(root, registry=NO_RETRIEVAL, format_checker=FORMAT_CHECKER)
-            self._sub = safe_class(Draft202012Validator)(root, registry=NO_RETRIEVAL, format_checker=FORMAT_CHECKER)
+            self._root = safe_class(cls)(root, registry=registry, format_checker=FORMAT_CHECKER)
+            self._sub = safe_class(Draft202012Validator)(root, registry=registry, format_checker=FORMAT_CHECKER)
         except Exception as exc:  # noqa: BLE001 - an unhashable $schema, a schema jsonschema cannot read
             raise Undecidable(type(exc).__name__) from None
         self._subs: dict[str, Validator] = {}
@@ -94,9 +109,9 @@ class Validators:
 def _run(validator: Validator, value: JSON) -> bool:
     try:
         return bool(validator.is_valid(value))
-    except (SchemaError, RecursionError) as exc:
+    except RecursionError as exc:
         raise Undecidable(type(exc).__name__) from None
-    except Exception as exc:  # noqa: BLE001 - an unresolvable reference, an unknown type name
+    except Exception as exc:  # noqa: BLE001 - a schema error, an unresolvable reference, an unknown type name
         raise Undecidable(type(exc).__name__) from None
 
 
@@ -389,7 +404,7 @@ class Sampler:
     def _extra(self, node: dict[str, JSON], name: str) -> JSON:
         """The schema an undeclared property ``name`` must satisfy."""
         for pattern, sub in object_at(node, "patternProperties").items():
-            if safe_regex.search(pattern, name):
+            if matches(pattern, name):
                 return sub
         if "additionalProperties" in node:
             return node["additionalProperties"]
@@ -410,7 +425,7 @@ def _extra_name(node: dict[str, JSON]) -> str | None:
     """A property name no declaration or pattern covers."""
     declared = object_at(node, "properties")
     for name in ("extra", "x_extra", "zz9"):
-        if name not in declared and not any(safe_regex.search(p, name) for p in object_at(node, "patternProperties")):
+        if name not in declared and not any(matches(p, name) for p in object_at(node, "patternProperties")):
             return name
     return None
 
@@ -511,7 +526,7 @@ def _regex_samples(pattern: str, limit: int) -> tuple[str, ...]:
             text = _build(tree, mode, 0)
         except (RecursionError, ValueError, TypeError, IndexError):
             continue
-        if text not in out and len(text) <= LONGEST and safe_regex.search(pattern, text):
+        if text not in out and len(text) <= LONGEST and matches(pattern, text):
             out.append(text)
             if len(out) >= limit:
                 break

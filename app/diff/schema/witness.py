@@ -16,10 +16,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from app import safe_regex
 from app.diff.model import Witness
 from app.diff.schema.effective import effective, list_at, object_at
-from app.diff.schema.instances import Sampler, Undecidable, merge_schemas, regex_samples, sampler_for, validators
+from app.diff.schema.instances import (
+    Sampler,
+    Undecidable,
+    matches,
+    merge_schemas,
+    regex_samples,
+    sampler_for,
+    validators,
+)
 from app.diff.schema.walk import Segment, Wild
 from app.jsontypes import JSON
 from app.schemas import deref
@@ -153,7 +160,7 @@ def _in_object(sampler: Sampler, node: dict[str, JSON], segment: Segment, path: 
         return
     else:
         candidates = [n for n in ("extra", "x_extra", "zz9") if n not in properties
-                      and not any(safe_regex.search(p, n) for p in object_at(node, "patternProperties"))]
+                      and not any(matches(p, n) for p in object_at(node, "patternProperties"))]
         if not candidates:
             return
         name = candidates[0]

@@ -8,7 +8,6 @@ limits nothing a client can send exactly: ``bound.integer-range``, COSMETIC (zod
 
 from __future__ import annotations
 
-from app import safe_regex
 from app.diff.describe import NO_LIMIT, bound_label
 from app.diff.schema.effective import (
     COUNT_BOUNDS,
@@ -21,6 +20,7 @@ from app.diff.schema.effective import (
     multiple_relation,
     numeric_bound,
 )
+from app.diff.schema.instances import matches
 from app.diff.schema.kinds import Effect, Kind, maps
 from app.diff.schema.walk import Pair, SchemaComparer, check
 from app.jsontypes import JSON
@@ -84,7 +84,7 @@ def _count(schema: dict[str, JSON], keyword: str) -> JSON:
     pattern is its own delta)."""
     value = schema.get(keyword)
     pattern = schema.get("pattern")
-    if keyword == "minLength" and isinstance(pattern, str) and not safe_regex.search(pattern, ""):
+    if keyword == "minLength" and isinstance(pattern, str) and not matches(pattern, ""):
         # a pattern the empty string does not match (".+") asks for one character at least
         return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
     if keyword == "minProperties":

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app import safe_regex
 from app.diff.describe import how_to_pass, schema_summary, type_label, value_label
 from app.diff.schema.effective import Node, as_object, is_false, list_at, object_at
-from app.diff.schema.instances import Undecidable, regex_samples, sampler_for, validators
+from app.diff.schema.instances import Undecidable, matches, regex_samples, sampler_for, validators
 from app.diff.schema.kinds import Effect, Kind, effect, maps
 from app.diff.schema.walk import Pair, SchemaComparer, Wild, below, check
 
@@ -61,7 +60,7 @@ def catch_all(node: Node, name: str) -> list[Node] | None:
     schema = node.schema
     patterns = object_at(schema, "patternProperties")
     matching = [node.child(sub, "patternProperties", pattern) for pattern, sub in patterns.items()
-                if safe_regex.search(pattern, name)]
+                if matches(pattern, name)]
     if matching:
         return matching
     keyword = extra_keyword(schema)
@@ -183,7 +182,7 @@ def _pattern_properties(cmp: SchemaComparer, pair: Pair, depth: int) -> None:
                 old = pair.before.child(b[keyword], keyword)
             declared = object_at(b, "properties")
             for name in sorted(declared):
-                if name in object_at(a, "properties") and safe_regex.search(pattern, name):
+                if name in object_at(a, "properties") and matches(pattern, name):
                     # a declared property the new pattern matches must satisfy both
                     prop = pair.before.child(declared[name], "properties", name)
                     _filtered(cmp, lambda kind: effect(kind).may_refuse).walk(
@@ -221,7 +220,7 @@ def _names_matched(cmp: SchemaComparer, pair: Pair, pattern: str, other: Node, n
         if name in declared or name in seen:
             continue
         covering = [other.child(sub, "patternProperties", p) for p, sub in other_patterns.items()
-                    if p != pattern and safe_regex.search(p, name)]
+                    if p != pattern and matches(p, name)]
         if not covering:
             continue
         seen.add(name)
