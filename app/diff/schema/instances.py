@@ -52,8 +52,9 @@ class Undecidable(Exception):
 def matches(pattern: str, text: str) -> bool:
     """A schema regex searched in ``text``, time-limited (``app.safe_regex``, imported on
     first use: a diff that meets no pattern never loads the regex engine)."""
+    from app import safe_regex
 
-    return matches(pattern, text)
+    return safe_regex.search(pattern, text)
 
 
 def _refuse(uri: str) -> Any:
