@@ -62,8 +62,8 @@ class Sessions:
 
     def loads(self, value: str | None, now: float | None = None) -> Session | None:
         """The session a cookie holds, or None when it is missing, forged, malformed or expired."""
-        if not value or value.count(".") != 1:
-            return None
+        if not value or not value.isascii() or value.count(".") != 1:
+            return None  # a cookie this class wrote is ASCII: anything else is forged
         payload, signature = value.split(".")
         if not hmac.compare_digest(signature.encode("utf-8"), self._signature(payload).encode("ascii")):
             return None
@@ -80,8 +80,8 @@ class Sessions:
         return hmac.new(self._csrf_key, session.sid.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def csrf_ok(self, session: Session | None, presented: str | None) -> bool:
-        return session is not None and bool(presented) and hmac.compare_digest(
-            self.csrf(session).encode("ascii"), str(presented).encode("utf-8"))
+        return (session is not None and bool(presented) and str(presented).isascii()
+                and hmac.compare_digest(self.csrf(session).encode("ascii"), str(presented).encode("ascii")))
 
     def _signature(self, payload: str) -> str:
         return _b64(hmac.new(self._sign_key, payload.encode("utf-8"), hashlib.sha256).digest())
