@@ -24,6 +24,8 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol
@@ -47,6 +49,7 @@ __all__ = [
     "as_problem",
     "dotted_path",
     "validate_arguments",
+    "validate_compiled",
 ]
 
 ROOT: Final = "(root)"
@@ -543,6 +546,10 @@ def validate_arguments(schema: Any, arguments: Any) -> list[Problem]:
         validator = _validator(schema)
     except _UnusableSchema as exc:
         return [_schema_problem(arguments, str(exc))]
+    return _problems(validator, schema, arguments)
+
+
+def _problems(validator: Validator, schema: Any, arguments: Any) -> list[Problem]:
     try:
         hits = _collect(validator, arguments, schema)
     except RecursionError:
@@ -550,3 +557,39 @@ def validate_arguments(schema: Any, arguments: Any) -> list[Problem]:
     except Exception as exc:  # noqa: BLE001 - an unresolvable $ref, an unknown type name...
         return [_schema_problem(arguments, _short(str(exc), 120) or type(exc).__name__)]
     return [Problem(dotted_path(hit.segments), hit.kind, hit.sent, hit.expected, hit.message) for hit in hits]
+
+
+# --------------------------------------------------------------------------- compiled validators
+
+COMPILED_KEPT: Final = 1024
+"""Compiled validators kept (per schema digest); the least recently used goes first."""
+_COMPILED: OrderedDict[str, Validator | str] = OrderedDict()
+_COMPILED_LOCK = threading.Lock()
+
+
+def _compiled(schema: Any, digest: str) -> Validator | str:
+    """The validator for ``schema`` (or why the schema is unusable), built once per digest."""
+    with _COMPILED_LOCK:
+        hit = _COMPILED.get(digest)
+        if hit is not None:
+            _COMPILED.move_to_end(digest)
+            return hit
+    try:
+        built: Validator | str = _validator(schema)
+    except _UnusableSchema as exc:
+        built = str(exc)
+    with _COMPILED_LOCK:
+        _COMPILED[digest] = built
+        if len(_COMPILED) > COMPILED_KEPT:
+            _COMPILED.popitem(last=False)
+    return built
+
+
+def validate_compiled(schema: Any, arguments: Any, digest: str) -> list[Problem]:
+    """:func:`validate_arguments` for a hot path (the gateway checks every ``tools/call``):
+    the schema is checked against its metaschema and compiled once per ``digest`` (the
+    caller's digest of that schema), regexes still run time-limited. Same problems."""
+    validator = _compiled(schema, digest)
+    if isinstance(validator, str):
+        return [_schema_problem(arguments, validator)]
+    return _problems(validator, schema, arguments)
