@@ -49,8 +49,8 @@ def cmd_gateway(args: argparse.Namespace) -> int:
         raise CliError("--budget-ms: between 1 and 10000")
     listen = _listen(args.listen) if args.listen else None
 
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level.upper()),
-                        format="mcp-governance gateway: %(message)s")
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mcp-governance gateway: %(message)s")
+    logging.getLogger("mcp_governance").setLevel(getattr(logging, args.log_level.upper()))
 
     import anyio
     from mcp import StdioServerParameters
@@ -60,11 +60,11 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     from app.gateway.policy import Mode
     from app.gateway.proxy import Gateway
 
-    token = service_token(args) if args.service else None
+    token = service_token(args)  # kept from the server's environment even when no service is used
     instance = args.instance_id or f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     source: LockSource
     if args.service:
-        source = ServiceSource(args.service, token, Path(args.cache_dir), instance)
+        source = ServiceSource(args.service, token, Path(args.cache_dir), instance, timeout=args.service_timeout)
     else:
         source = LockfilesSource(Path(args.lockfiles or default_lockfiles()))
     settings = Settings(args.server, Mode(args.mode), allow_new=args.allow_new, budget=args.budget_ms / 1000)
@@ -113,6 +113,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                               "or ~/.cache/mcp-governance/gateway)")
     gateway.add_argument("--budget-ms", type=float, default=200.0, metavar="MS",
                          help="longest a call waits on the service before the local answer goes out (default: 200)")
+    gateway.add_argument("--service-timeout", type=float, default=2.0, metavar="S",
+                         help="longest wait for the lock from --service at connect before the cached copy is used "
+                              "(default: 2)")
     gateway.add_argument("--instance-id", metavar="ID", help="names this gateway in live reports "
                                                              "(default: host, pid and a random suffix)")
     gateway.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"),

@@ -20,16 +20,18 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.server import Server
+from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict
 
 from app.gateway.core import GatewayCore
@@ -71,6 +73,14 @@ def _forwarded_params(params: Any) -> dict[str, Any] | None:
         else:
             out.pop("_meta")
     return out
+
+
+def _for_client(ctx: ServerRequestContext[Any, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """A result from the server (which speaks the handshake era), as the client's era needs
+    it: 2026-07-28 results carry ``resultType``."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and "resultType" not in result:
+        return {**result, "resultType": "complete"}
+    return result
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -227,7 +237,7 @@ class Gateway:
             key = object()
             self._inflight[key] = ctx
             try:
-                return await self.request(ctx.method, ctx.params)
+                return _for_client(ctx, await self.request(ctx.method, ctx.params))
             finally:
                 self._inflight.pop(key, None)
 
@@ -235,24 +245,24 @@ class Gateway:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
         self._remember(ctx)
-        return {"tools": self.core.served_tools()}
+        return _for_client(ctx, {"tools": self.core.served_tools()})
 
     async def _call_tool(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
         self._remember(ctx)
         name, arguments = params.name, params.arguments or {}
         refused = self.core.refusal(name)
         if refused is not None:
-            return refused
+            return _for_client(ctx, refused)
         invalid = await self.core.validation_error(name, arguments)
         if invalid is not None:
-            return invalid
+            return _for_client(ctx, invalid)
         key = object()
         self._inflight[key] = ctx
         try:
             result = await self.request("tools/call", ctx.params)
         finally:
             self._inflight.pop(key, None)
-        return self.core.with_awareness(name, result)
+        return _for_client(ctx, self.core.with_awareness(name, result))
 
     async def _initialized(self, ctx: ServerRequestContext[Any, Any], params: Any) -> None:
         self._remember(ctx)
@@ -265,7 +275,9 @@ class Gateway:
         server = _GatewayServer(info.name if info else self.core.settings.server,
                                      version=(info.version if info else "") or "",
                                      title=info.title if info else None,
-                                     instructions=self.client.instructions)
+                                     instructions=self.client.instructions,
+                                     # 2026-07-28 clients: what the server lists may change at any time
+                                     cache_hints={method: CacheHint() for method in get_args(CacheableMethod)})
         forward = self._forwarder()
         methods: list[tuple[str, type[Any]]] = []
         if caps.prompts is not None:
