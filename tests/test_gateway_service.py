@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import pytest
@@ -112,7 +112,7 @@ def test_a_service_down_or_hanging_never_blocks_a_call(service, tmp_path, where)
 class Recorder(BaseHTTPRequestHandler):
     """A governance service that records each request's headers and is unavailable."""
 
-    seen: list[tuple[str, str, dict[str, str]]] = []
+    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -131,7 +131,7 @@ class Recorder(BaseHTTPRequestHandler):
 
 @contextmanager
 def recording_service() -> Iterator[tuple[str, list[tuple[str, str, dict[str, str]]]]]:
-    seen: list[tuple[str, str, dict[str, str]]] = []
+    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
     handler = type("RecorderHere", (Recorder,), {"seen": seen})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
