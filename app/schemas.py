@@ -189,14 +189,62 @@ def deref(root: JSON, schema: JSON, limit: int = 64) -> JSON:
         if target is None:
             return None
         if len(schema) > 1:
-            # Siblings beside $ref apply too (2020-12): keep them, resolved target first.
-            if not isinstance(target, dict):
-                return schema
-            merged = dict(target)
-            merged.update({k: v for k, v in schema.items() if k != "$ref"})
-            return merged
+            return _with_siblings(target, {k: v for k, v in schema.items() if k != "$ref"})
         schema = target
     return schema
+
+
+DESCRIBING_KEYWORDS = frozenset(("title", "description", "examples", "$comment", "readOnly", "writeOnly",
+                                 "deprecated", "default", "$schema", "$id", "$anchor", "$defs", "definitions"))
+"""Keywords beside a ``$ref`` that describe or hold definitions: the sibling's spelling wins
+in a merge (they never constrain a value)."""
+
+
+def _with_siblings(target: JSON, siblings: dict[str, JSON]) -> JSON:
+    """A ``$ref``'s target and the keywords beside it, both applying (2020-12: ``$ref`` is an
+    applicator like ``allOf``). Merged into one object when no constraining keyword of the
+    two disagrees; otherwise the siblings with the target as one more ``allOf`` branch, so
+    ``{"$ref": <string>, "type": "integer"}`` accepts nothing, never just integers."""
+    if target is True:
+        return siblings
+    if not isinstance(target, dict):  # false (or not a schema): nothing is accepted
+        return {**siblings, "allOf": [False, *_list(siblings.get("allOf"))]}
+    clash = any(key in target and target[key] != value and key not in DESCRIBING_KEYWORDS
+                for key, value in siblings.items())
+    if not clash:
+        return {**target, **siblings}
+    return {**siblings, "allOf": [target, *_list(siblings.get("allOf"))]}
+
+
+def _list(value: JSON) -> list[JSON]:
+    return value if isinstance(value, list) else []
+
+
+def non_local_refs(refs: set[str]) -> list[str]:
+    """The references that point outside the document (anything but ``#...``): never
+    fetched, so refused where a surface is read."""
+    return sorted(ref for ref in refs if not ref.startswith("#"))
+
+
+def remote_ref_problems(root: JSON, candidates: set[str] | None = None) -> list[str]:
+    """Every ``$ref`` in a schema position of ``root`` that points outside the document
+    (anything but ``#...``): no code path ever fetches one, so a surface holding one is
+    refused where it is read. ``candidates`` as for :func:`local_ref_problems`."""
+    if candidates is not None and not non_local_refs(candidates):
+        return []
+    problems: list[str] = []
+    stack: list[tuple[JSON, str]] = [(root, "")]
+    while stack:
+        node, at = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not ref.startswith("#"):
+            problems.append(f"$ref {ref!r} at {at or '/'} is not local: references outside the schema "
+                            "are never fetched (inline the schema under $defs)")
+        for tokens, sub in subschemas(node):
+            stack.append((sub, at + pointer(*tokens)))
+    return sorted(set(problems))
 
 
 def local_ref_problems(root: JSON, candidates: set[str] | None = None) -> list[str]:

@@ -35,6 +35,8 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend, validator_for
+from referencing import Registry
+from referencing.exceptions import NoSuchResource
 
 from app import safe_regex
 from app.text import clip
@@ -48,6 +50,7 @@ __all__ = [
     "Problem",
     "as_problem",
     "dotted_path",
+    "no_retrieval",
     "validate_arguments",
     "validate_compiled",
 ]
@@ -275,6 +278,21 @@ def safe_class(cls: type) -> Any:
     return _safe_class(cls)
 
 
+def _refuse(uri: str) -> Any:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field; the stubs omit it
+
+
+_NO_RETRIEVAL: Final[Registry[Any]] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+def no_retrieval() -> Registry[Any]:
+    """The registry every validator is built with: a reference outside the schema is
+    unknown, never fetched (jsonschema's default would retrieve ``http://`` and ``file://``
+    URLs). Surfaces with such references are refused where they are read
+    (:func:`app.schemas.remote_ref_problems`); this is the second wall."""
+    return _NO_RETRIEVAL
+
+
 def _validator(schema: Any) -> Validator:
     """The validator for the schema's draft, checked against its metaschema."""
     if not isinstance(schema, (Mapping, bool)):
@@ -282,7 +300,7 @@ def _validator(schema: Any) -> Validator:
     try:
         cls = validator_for(schema, default=Draft202012Validator)
         cls.check_schema(schema)  # type: ignore[arg-type]  # the stubs' protocol says dict; any schema is checked
-        return _safe_class(cls)(schema, format_checker=FORMAT_CHECKER)
+        return _safe_class(cls)(schema, registry=_NO_RETRIEVAL, format_checker=FORMAT_CHECKER)
     except SchemaError as exc:
         raise _UnusableSchema(_short(exc.message)) from None
     except Exception as exc:  # noqa: BLE001 - an unhashable $schema, a recursion bomb...

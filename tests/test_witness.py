@@ -23,6 +23,7 @@ from app.diff.reports import render_report
 from app.diff.reports.sarif import sarif_log
 from app.diff.serialize import result_from_json
 from app.model import Surface
+from app.problems import InputError
 from tests.conftest import CORPUS_SERVERS, corpus_versions
 from tests.falsify import check_witness
 
@@ -154,6 +155,14 @@ def listener() -> Iterator[str]:
         server.server_close()
 
 
+def _unread(schema: Any) -> Surface:
+    """A surface holding ``schema`` as the reader would never let it in (a remote ``$ref``
+    is refused at the door): the engine's own wall is under test."""
+    surface = _one({"type": "object"})
+    tool = replace(surface.tools["t"], input_schema=schema)
+    return replace(surface, tools={"t": tool})
+
+
 def test_building_a_witness_never_fetches_a_reference(listener: str, tmp_path: Any):
     marker = tmp_path / "marker.json"
     marker.write_text(json.dumps({"type": "string", "enum": ["SECRET-MARKER"]}), encoding="utf-8")
@@ -161,7 +170,9 @@ def test_building_a_witness_never_fetches_a_reference(listener: str, tmp_path: A
     for remote in (f"{listener}/schema.json", marker.as_uri()):
         before = {"type": "object", "properties": {"a": {"$ref": remote}, "n": {"type": "integer"}}}
         after = {"type": "object", "properties": {"a": {"$ref": remote}, "n": {"type": "integer", "maximum": 1}}}
-        result = diff(_one(before), _one(after))
+        with pytest.raises(InputError, match="not local"):
+            _one(before)
+        result = diff(_unread(before), _unread(after))
         document = json.dumps(result.to_json())
         assert "SECRET-MARKER" not in document
         for delta in result.deltas:

@@ -19,7 +19,7 @@ from app.jsonio import check_value, scan
 from app.jsontypes import JSON
 from app.model import Prompt, PromptArgument, Resource, Surface, Tool
 from app.problems import InputError
-from app.schemas import local_ref_problems
+from app.schemas import local_ref_problems, remote_ref_problems
 
 TOOL_FIELDS = (
     "name",
@@ -38,8 +38,10 @@ RESOURCE_FIELDS = ("uri", "uriTemplate", "name", "title", "description", "mimeTy
 
 
 def check_schema(value: JSON, where: str, refs: set[str] | None = None) -> dict[str, JSON]:
-    """An MCP tool schema: a JSON object describing an object, whose local ``$ref``s
-    all lead to a schema (``refs``: a superset of its ``$ref`` strings, when known)."""
+    """An MCP tool schema: a JSON object describing an object, whose ``$ref``s are all
+    local and lead to a schema (``refs``: a superset of its ``$ref`` strings, when known).
+    The one place surfaces are read (lock, live, diff, check, capture, lockfiles): a remote
+    reference is refused here, never fetched anywhere."""
     if value is None:
         raise InputError("missing (every tool needs an input schema)", where)
     if not isinstance(value, dict):
@@ -48,7 +50,7 @@ def check_schema(value: JSON, where: str, refs: set[str] | None = None) -> dict[
     types = declared if isinstance(declared, list) else [declared]
     if declared is not None and "object" not in types:
         raise InputError(f"the schema must describe an object (type {declared!r})", where)
-    problems = local_ref_problems(value, refs)
+    problems = remote_ref_problems(value, refs) or local_ref_problems(value, refs)
     if problems:
         raise InputError(problems[0], where)
     return value

@@ -36,7 +36,6 @@ from app.schemas import deref
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
-    from referencing import Registry
 
 LONGEST = 1024
 """Longest string sampled: a limit past it is not probed (patterns would scan long text)."""
@@ -57,20 +56,6 @@ def matches(pattern: str, text: str) -> bool:
     return safe_regex.search(pattern, text)
 
 
-def _refuse(uri: str) -> Any:
-    from referencing.exceptions import NoSuchResource
-
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field; the stubs omit it
-
-
-@lru_cache(maxsize=1)
-def no_retrieval() -> Registry[Any]:
-    """A registry in which every reference outside the schema is unknown: nothing is ever fetched."""
-    from referencing import Registry
-
-    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
-
-
 class Validators:
     """Validators for one root schema: the root as written (its own draft), and any
     effective subschema (2020-12, references resolved against the root)."""
@@ -80,7 +65,7 @@ class Validators:
         from jsonschema import Draft202012Validator
         from jsonschema.validators import validator_for
 
-        from app.validation import FORMAT_CHECKER, safe_class
+        from app.validation import FORMAT_CHECKER, no_retrieval, safe_class
 
         self.root = root
         registry = no_retrieval()
