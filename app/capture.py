@@ -44,6 +44,7 @@ from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
 from app.jsontypes import JSON
+from app.names import full_match
 from app.problems import InputError
 
 Progress = Callable[[str], None]
@@ -66,7 +67,7 @@ LISTS = (
     ("resources/templates/list", "resourceTemplates", "resources"),
 )
 LABELS = {"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
-_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 """An HTTP header name (RFC 9110 token)."""
 
 
@@ -402,7 +403,7 @@ def parse_headers(values: Sequence[str], where: str = "--header") -> dict[str, s
     for value in values:
         name, sep, text = value.partition(":")
         name, text = name.strip(), text.strip()
-        if not sep or not _TOKEN.match(name):
+        if not sep or not full_match(_TOKEN, name):
             raise InputError(f"expected NAME:VALUE with a header name, not {value.split(':')[0]!r}", where)
         if any(ch in text for ch in "\r\n\0"):
             raise InputError(f"the value of {name} holds a line break", where)

@@ -31,13 +31,14 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from app.names import full_match, is_server_name
 from app.problems import InputError
 from app.scopes import SCOPES
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
 DEFAULT_SESSION_SECONDS = 8 * 3600
 MIN_SESSION_SECRET = 32
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class TokenGrant:
         return "admin" in self.scopes or scope in self.scopes
 
     def covers(self, server: str) -> bool:
-        return any(fnmatchcase(server, pattern) for pattern in self.servers)
+        """A glob covers only a valid server name, whole (``billing*`` never covers ``billing\n``)."""
+        return is_server_name(server) and any(fnmatchcase(server, pattern) for pattern in self.servers)
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def _grant(entry: Any, where: str, allow_plain: bool) -> TokenGrant:
         if not isinstance(entry["token"], str) or len(entry["token"]) < 16:
             raise InputError("a token must be a string of at least 16 characters", f"{where}.token")
         digest = hash_token(entry["token"])
-    if not isinstance(digest, str) or not _HEX64.match(digest.lower()):
+    if not isinstance(digest, str) or not full_match(_HEX64, digest.lower()):
         raise InputError("missing or not a sha256 hex digest", f"{where}.sha256")
     scopes = entry.get("scopes")
     if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) for s in scopes):

@@ -20,14 +20,14 @@ from app.ingest.mcp import parse_prompt, parse_resource, parse_tool
 from app.jsonio import check_value, parse_json, pretty_json
 from app.jsontypes import JSON
 from app.model import Resource, Surface, Tool
+
+# The one name check lives with the client, which checks names too (app.names re-exports it).
+from app.names import SERVER_NAME as SERVER_NAME
+from app.names import full_match, server_name_problem
 from app.problems import InputError
 
-# The one server-name rule lives with the client, which checks names too; re-exported here.
-from mcp_governance.names import SERVER_NAME as SERVER_NAME
-from mcp_governance.names import server_name_problem
-
 LOCKFILE_VERSION = 1
-DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 HEADER_FIELDS = (
     "lockfile_version",
@@ -312,7 +312,7 @@ def _read_document(document: JSON, encoded: bool) -> Surface:
         generated_at=doc.get("generated_at"),
     )
     recorded = doc.get("integrity_digest")
-    if not isinstance(recorded, str) or not DIGEST.match(recorded):
+    if not isinstance(recorded, str) or not full_match(DIGEST, recorded):
         raise InputError("missing or not a sha256:<hex> digest", "integrity_digest")
     if recorded != surface.integrity_digest:
         raise InputError(
@@ -345,7 +345,7 @@ def _extra(entry: dict[str, JSON], at: str) -> dict[str, JSON]:
 
 def _verified(item: JSON, entry: dict[str, JSON], at: str) -> JSON:
     recorded = entry.get("digest")
-    if not isinstance(recorded, str) or not DIGEST.match(recorded):
+    if not isinstance(recorded, str) or not full_match(DIGEST, recorded):
         raise InputError("missing or not a sha256:<hex> digest", f"{at}.digest")
     if recorded != item.digest:
         raise InputError(

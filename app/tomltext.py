@@ -14,9 +14,10 @@ from tomlkit.items import Item, KeyType, SingleKey
 
 from app.jsonio import pretty_json
 from app.jsontypes import JSON
+from app.names import full_match
 from app.text import is_invisible
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
 
 
@@ -64,7 +65,7 @@ def string_item(text: str) -> Item:
 
 def key_item(name: str) -> SingleKey | str:
     """A table key; quoted and escaped when it is not a plain bare key."""
-    if _BARE_KEY.match(name):
+    if full_match(_BARE_KEY, name):
         return name
     return SingleKey(name, t=KeyType.Basic, original='"' + _basic_body(name, False) + '"')
 

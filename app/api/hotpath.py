@@ -14,19 +14,23 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import metrics
 from app.api.problems import ApiError
 from app.api.security import caller_for, permit
-from app.lockfile import SERVER_NAME
+from app.names import is_server_name
 
 ROUTE = "/servers/{server}/awareness"
 PATH = re.compile(r"^/servers/([^/]+)/awareness$")
 SCOPES = ("report", "read")
 XML_HEADERS = [(b"content-type", b"application/xml")]
+ANSWERED_BY = "x-awareness-path"
+"""Response header naming the path that answered an awareness request: ``hot`` (here) or
+``route`` (the FastAPI route); tests and operators can tell them apart."""
+HOT = [(ANSWERED_BY.encode(), b"hot")]
 
 
 class AwarenessHotPath:
@@ -38,7 +42,9 @@ class AwarenessHotPath:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":
             match = PATH.match(scope["path"])
-            if match is not None and await self._answer(scope, send, unquote(match.group(1))):
+            # scope["path"] is already percent-decoded once, exactly what the router matches:
+            # decoding again would make ``tim%2565`` the server ``time`` here and ``tim%65`` there.
+            if match is not None and await self._answer(scope, send, match.group(1)):
                 return
         await self.app(scope, receive, send)
 
@@ -48,7 +54,7 @@ class AwarenessHotPath:
         tool = query.get("tool", [""])
         action = query.get("action", [None])
         limit = query.get("max", ["5"])
-        if len(tool) != 1 or not tool[0] or len(action) != 1 or len(limit) != 1 or not SERVER_NAME.match(server):
+        if len(tool) != 1 or not tool[0] or len(action) != 1 or len(limit) != 1 or not is_server_name(server):
             return False
         if not limit[0].isdigit() or not 1 <= int(limit[0]) <= 20:
             return False
@@ -66,11 +72,11 @@ class AwarenessHotPath:
         if text:
             metrics.AWARENESS.labels("hit").inc()
             body = text.encode("utf-8")
-            headers = [*XML_HEADERS, (b"content-length", str(len(body)).encode())]
+            headers = [*XML_HEADERS, *HOT, (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body})
         else:
             metrics.AWARENESS.labels("empty").inc()
-            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.start", "status": 204, "headers": HOT})
             await send({"type": "http.response.body", "body": b""})
         return True

@@ -15,6 +15,7 @@ from fastapi import Request
 
 from app.api.problems import ApiError
 from app.config import TokenGrant
+from app.lockfile import check_server_name
 
 BEARER = {"WWW-Authenticate": 'Bearer realm="mcp-governance"'}
 
@@ -36,6 +37,7 @@ class Caller:
         return self.grant is None or self.grant.covers(server)
 
     def check_server(self, server: str) -> None:
+        check_server_name(server, "server")  # 422 for what can be no server (a glob covers names only)
         if not self.covers(server):
             raise ApiError(403, "forbidden_server", f"this token may not act on server {server!r}")
 

@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from app.ingest.load import surface_from_bytes
-from app.lockfile import SERVER_NAME, check_server_name, utc_now
+from app.lockfile import check_server_name, utc_now
 from app.model import Surface
+from app.names import is_server_name
 from app.problems import InputError
 from app.store.atomic import append_durable, write_atomic
 from app.store.base import REFUSED_KEPT, LockStore
@@ -139,11 +140,11 @@ class FileStore(LockStore):
         if self.root.is_dir():
             for path in self.root.glob(f"*{SUFFIX}"):
                 name = path.name[: -len(SUFFIX)]
-                if SERVER_NAME.match(name):
+                if is_server_name(name):
                     names.add(name)
         if self.state.is_dir():
             for path in self.state.iterdir():
-                if path.is_dir() and SERVER_NAME.match(path.name) and (
+                if path.is_dir() and is_server_name(path.name) and (
                     (path / "audit.jsonl").exists() or (path / "live.json").exists()
                 ):
                     names.add(path.name)

@@ -29,7 +29,8 @@ from app.api.security import Caller, caller_for, grant_for_sha256, permit
 from app.config import Settings, hash_token
 from app.diff import DiffResult
 from app.jsonio import parse_json, pretty_json
-from app.lockfile import SERVER_NAME, utc_now
+from app.lockfile import utc_now
+from app.names import is_server_name
 from app.problems import InputError
 from app.service import (
     LIVE,
@@ -129,7 +130,7 @@ class Visit:
         """A reader who may read ``server``; an unknown name, a bad name and a server the
         token does not cover all read as 'no such server'."""
         caller = self.reader()
-        if not SERVER_NAME.match(server) or not caller.covers(server) or server not in self.gov.store.servers():
+        if not is_server_name(server) or not caller.covers(server) or server not in self.gov.store.servers():
             raise PageProblem(404, "No such server", f"There is no server {server!r} you may read.")
         return caller
 

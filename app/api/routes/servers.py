@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api import metrics
 from app.api.bodies import json_body, openapi_body, raw_surface, server_name, validated
+from app.api.hotpath import ANSWERED_BY
 from app.api.models import LiveResponse, ValidationErrorBody, ValidationErrorResponse
 from app.api.security import Caller, require
 from app.problems import InputError
@@ -56,11 +57,12 @@ def get_awareness(
     server_name(server, "server")
     gov: Governance = request.app.state.governance
     text = gov.awareness(server, tool, action, max)
+    answered_by = {ANSWERED_BY: "route"}
     if not text:
         metrics.AWARENESS.labels("empty").inc()
-        return Response(status_code=204)
+        return Response(status_code=204, headers=answered_by)
     metrics.AWARENESS.labels("hit").inc()
-    return Response(text, media_type="application/xml")
+    return Response(text, media_type="application/xml", headers=answered_by)
 
 
 @router.post(
