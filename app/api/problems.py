@@ -43,11 +43,24 @@ class ApiError(Exception):
         self.status, self.code, self.detail, self.headers, self.extra = status, code, detail, headers, extra
 
 
+def quotable(value: Any) -> Any:
+    """``value`` with every string made encodable: a lone surrogate (from a JSON ``\\ud800``
+    the client sent, quoted back in a message) becomes the text ``\\ud800``. No input may
+    turn its own 422 into a 500."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {quotable(key): quotable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [quotable(item) for item in value]
+    return value
+
+
 def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
             **extra: Any) -> JSONResponse:
     body = {"type": f"https://mcp-governance.dev/problems/{code}", "title": TITLES.get(status, "Error"),
-            "status": status, "detail": detail, "code": code, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+            "status": status, "detail": " ".join(detail.split()), "code": code, **extra}
+    return JSONResponse(quotable(body), status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
