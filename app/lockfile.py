@@ -75,7 +75,9 @@ def utc_now() -> str:
 
 
 def _entry(pairs: tuple[tuple[str, JSON], ...]) -> dict[str, JSON]:
-    return {key: value for key, value in pairs if value is not None and value != {}}
+    """The fields that are there: None is absence; an empty object is kept (``annotations:
+    {}`` is part of the tool, and of its digest), except ``extra``, where ``{}`` means none."""
+    return {key: value for key, value in pairs if value is not None and (value != {} or key != "extra")}
 
 
 def _tool_entry(tool: Tool) -> dict[str, JSON]:
