@@ -62,6 +62,10 @@ class NeedsApproval(ServiceError):
     status, code = 409, "approval_required"
 
 
+class Forbidden(ServiceError):
+    status, code = 403, "forbidden_scope"
+
+
 class PreconditionFailed(ServiceError):
     status, code = 412, "precondition_failed"
 
@@ -178,6 +182,10 @@ class Governance:
 
         The previous lock is the current file, or, when that file was deleted or is corrupt,
         the last accepted version: removing a lockfile by hand never waives the approval."""
+        if request.approved_by and not request.may_approve:
+            # Always, not only when approval is needed: a lock-only caller must not write an
+            # approver into the audit log of any lock (DECISIONS.md "Hardening").
+            raise Forbidden("approved_by needs a token with the approve scope; leave it out to lock without approval")
         surface = replace(surface, server=server)
         with self.store.exclusive():
             try:
@@ -200,8 +208,7 @@ class Governance:
             breaking = [d for d in result.deltas if d.severity is Severity.BREAKING]
             approver = request.approved_by or (request.implicit_approver if breaking else None)
             if breaking and not (approver and request.may_approve):
-                why = ("approved_by needs a token with the approve scope" if request.approved_by
-                       else "set approved_by to accept them")
+                why = "set approved_by to accept them (a token with the approve scope)"
                 attempt = self._remember_refusal(server, surface, request, last, result)
                 extra = {"attempt": attempt.id} if attempt is not None else {}
                 raise NeedsApproval(

@@ -19,6 +19,7 @@ from tests.helpers_service import (
     GRANTS,
     TOKENS,
     V1,
+    V1_COSMETIC,
     V1_SAFE,
     V2_BREAKING,
     api,
@@ -151,11 +152,12 @@ def test_pattern_limited_tokens_see_only_their_servers_in_lists(client: TestClie
 
 def test_approving_a_breaking_lock_needs_the_approve_scope(client: TestClient):
     assert lock(client, V1, headers=bearer("ci")).status_code == 201
-    # A lock-only token cannot approve, even by naming someone.
-    refused = assert_problem(lock(client, V2_BREAKING, headers=bearer("ci"), approved_by="ci-bot"), 409,
-                             "approval_required")
-    assert "approve scope" in refused["detail"] and refused["deltas"]
-    assert_problem(lock(client, V2_BREAKING, headers=bearer("ci")), 409, "approval_required")
+    # A lock-only token cannot approve, even by naming someone: naming one is refused outright.
+    refused = assert_problem(lock(client, V2_BREAKING, headers=bearer("ci"), approved_by="ci-bot"), 403,
+                             "forbidden_scope")
+    assert "approve scope" in refused["detail"]
+    refused = assert_problem(lock(client, V2_BREAKING, headers=bearer("ci")), 409, "approval_required")
+    assert refused["deltas"]
     # A token with approve: approved by its name, or by the person it names.
     accepted = lock(client, V2_BREAKING, headers=bearer("approver"))
     assert accepted.status_code == 201
@@ -163,6 +165,29 @@ def test_approving_a_breaking_lock_needs_the_approve_scope(client: TestClient):
     history = client.get("/lockfiles/billing/versions", headers=bearer("reader")).json()
     assert [(h["who"], h["approved_by"]) for h in history] == [
         ("ci", None), ("approver", "approver"), ("admin", "alice@example.com")]
+
+
+@pytest.mark.parametrize("as_toml", [False, True])
+def test_approved_by_from_a_token_without_approve_is_refused_on_any_lock(client: TestClient, as_toml: bool):
+    """Not only on a BREAKING lock: a lock-only token could write any approver into the audit
+    log of a non-breaking one (issue 9, item 3)."""
+    assert lock(client, V1, headers=bearer("ci")).status_code == 201
+    if as_toml:  # the very same lock again, which would change nothing but the audit log
+        text = client.get("/lockfiles/billing", headers={**bearer("ci"), "Accept": "application/toml"}).content
+        response = client.post("/lock?approved_by=the-ceo", content=text,
+                               headers={**bearer("ci"), "content-type": "application/toml"})
+    else:
+        response = lock(client, V1_COSMETIC, headers=bearer("ci"), approved_by="the-ceo")
+    body = assert_problem(response, 403, "forbidden_scope")
+    assert "approve scope" in body["detail"]
+    history = client.get("/lockfiles/billing/versions", headers=bearer("reader")).json()
+    assert [h["approved_by"] for h in history] == [None]
+    assert "the-ceo" not in client.get("/lockfiles/billing/versions", headers=bearer("reader")).text
+    # Without approved_by, the same lock is fine; with the approve scope, the name is kept.
+    assert lock(client, V1_COSMETIC, headers=bearer("ci")).status_code == 201
+    assert lock(client, V1, headers=bearer("approver"), approved_by="the-ceo").status_code == 201
+    history = client.get("/lockfiles/billing/versions", headers=bearer("reader")).json()
+    assert [h["approved_by"] for h in history] == [None, None, "the-ceo"]
 
 
 def test_health_and_readiness_need_no_token(client: TestClient):

@@ -42,7 +42,7 @@ def test_a_breaking_lock_raises_with_the_deltas_unless_approved(url: str):
         admin.lock("billing", V1)
     with GovernanceClient(url, TOKENS["ci"]) as ci:
         with pytest.raises(GovernanceError) as caught:
-            ci.lock("billing", V2_BREAKING, approved_by="someone")
+            ci.lock("billing", V2_BREAKING)
         assert (caught.value.status, caught.value.code) == (409, "approval_required")
         assert caught.value.problem["deltas"] and "409 approval_required" in str(caught.value)
         with pytest.raises(GovernanceError) as forbidden:

@@ -33,7 +33,7 @@ def test_an_approve_token_is_recorded_as_approver_only_when_approval_was_needed(
         ci = bearer("ci")  # lock scope only
         assert lock(client, V1, server="billing-eu", headers=ci).status_code == 201
         assert_problem(lock(client, V2_BREAKING, server="billing-eu", headers=ci), 409, "approval_required")
-        body = assert_problem(lock(client, V2_BREAKING, server="billing-eu", headers=ci, approved_by="bob"), 409)
+        body = assert_problem(lock(client, V2_BREAKING, server="billing-eu", headers=ci, approved_by="bob"), 403)
         assert "approve scope" in body["detail"]
 
 
