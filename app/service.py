@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app import etags
 from app.awareness import removal, render_awareness, render_removed, render_validation_error
 from app.diff import DiffResult, Severity, diff
 from app.diff.serialize import result_from_json
@@ -92,6 +93,9 @@ class LockRequest:
     may_approve: bool = True
     """False when auth is on and the token lacks the ``approve`` scope."""
     if_match: str | None = None
+    """``If-Match`` (RFC 9110): lock only over this digest (``*``: over any existing lock)."""
+    if_none_match: str | None = None
+    """``If-None-Match``: ``*`` locks only a server with no lock yet; a list, only over another digest."""
     implicit_approver: str | None = None
     """A token with the ``approve`` scope approves BREAKING changes by itself: its name is
     recorded as the approver, but only on a lock that needed approval."""
@@ -199,9 +203,12 @@ class Governance:
             else:
                 previous_surface = self.store.version(server, last.version).surface if last else None
             current_digest = current.record.integrity_digest if current else None
-            if request.if_match is not None and request.if_match.strip('"') != (current_digest or ""):
+            if request.if_match is not None and not etags.if_match(request.if_match, current_digest):
                 raise PreconditionFailed(
                     f"If-Match {request.if_match!r} does not name the current digest", current=current_digest)
+            if request.if_none_match is not None and not etags.if_none_match(request.if_none_match, current_digest):
+                raise PreconditionFailed(
+                    f"If-None-Match {request.if_none_match!r} names the current lock", current=current_digest)
             if current is not None and current_digest == surface.integrity_digest:
                 return LockOutcome(False, current.record, self.diff(current.surface, current.surface))
             result = self.diff(previous_surface or empty_surface(server), surface)

@@ -63,6 +63,58 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
     return JSONResponse(quotable(body), status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "description": "An RFC 9457 problem: one line in `detail`, a stable `code`; some codes add fields "
+                   "(`deltas`, `attempt`, `current`, `server`, ...).",
+    "type": "object",
+    "required": ["type", "title", "status", "detail", "code"],
+    "properties": {
+        "type": {"type": "string", "format": "uri"},
+        "title": {"type": "string"},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599},
+        "detail": {"type": "string"},
+        "code": {"type": "string"},
+    },
+    "additionalProperties": True,
+}
+COMMON_ERRORS = {
+    "401": "No token, or an unknown one (when tokens are configured)",
+    "403": "The token lacks the scope, or may not act on this server",
+    "422": "Bad input: the one-line detail names the field",
+}
+"""Errors any authenticated operation may answer (the OpenAPI document lists them on each)."""
+
+
+def document_problems(schema: dict[str, Any], server_pattern: str) -> dict[str, Any]:
+    """The OpenAPI document as the service answers: every 4xx/5xx response is
+    ``application/problem+json`` (one ``Problem`` schema; FastAPI's default 422 body is
+    never sent), authenticated operations list 401/403/422, and a ``server`` path parameter
+    carries the server-name pattern."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["Problem"] = PROBLEM_SCHEMA
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+    content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for path, item in schema.get("paths", {}).items():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            if not path.startswith(("/healthz", "/readyz", "/metrics")):
+                for status, description in COMMON_ERRORS.items():
+                    responses.setdefault(status, {"description": description})
+            for status, response in responses.items():
+                if status.isdigit() and int(status) >= 400:
+                    response["content"] = content
+                    response.setdefault("description", TITLES.get(int(status), "Error"))
+            for parameter in operation.get("parameters", []):
+                if parameter.get("name") == "server" and parameter.get("in") == "path":
+                    parameter["schema"] = {**parameter.get("schema", {}), "pattern": server_pattern,
+                                           "maxLength": 128}
+    return schema
+
+
 def _validation_detail(exc: RequestValidationError) -> str:
     errors = exc.errors()
     if not errors:

@@ -10,6 +10,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
+from app.api.problems import document_problems
+from app.names import SERVER_NAME_PATTERN
+
 BEARER_SCHEME = "bearerAuth"
 DOCS_HEADERS = {
     # The vendored bundles set inline styles and ReDoc runs a worker from a blob: still
@@ -88,7 +91,7 @@ def install_docs(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = declare_bearer(hoist_defs(make_openapi()))
+            app.openapi_schema = declare_bearer(document_problems(hoist_defs(make_openapi()), SERVER_NAME_PATTERN))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from app import etags
 from app.api import metrics
 from app.api.bodies import (
     TOML_TYPES,
@@ -48,14 +49,17 @@ def governance(request: Request) -> Governance:
     responses={
         200: {"model": LockResponse, "description": "Identical to the current lock: nothing written"},
         409: {"description": "BREAKING changes against the previous lock and no approval"},
-        412: {"description": "If-Match does not name the current digest"},
+        412: {"description": "If-Match does not name the current lock, or If-None-Match does"},
         413: {"description": "Body over the limit"},
         422: {"description": "Bad input"},
     },
 )
 async def post_lock(
     request: Request,
-    if_match: str | None = Header(None, description="Lock only if this is the current integrity digest"),
+    if_match: str | None = Header(None, description="Lock only over this current lock (its ETag, a list of "
+                                                    "ETags, or * for any existing lock; RFC 9110)"),
+    if_none_match: str | None = Header(None, description="* locks only a server with no lock yet; a list of "
+                                                         "ETags, only over another lock (RFC 9110)"),
     commit: str | None = Query(None, description="For TOML bodies: the commit being locked"),
     reason: str | None = Query(None, description="For TOML bodies: why"),
     approved_by: str | None = Query(None, description="For TOML bodies: who accepts BREAKING changes"),
@@ -80,7 +84,7 @@ async def post_lock(
     caller.check_server(server)
     lock_request = LockRequest(
         who=caller.name, commit=meta["commit"], reason=meta["reason"], approved_by=meta["approved_by"],
-        may_approve=caller.allows("approve"), if_match=if_match,
+        may_approve=caller.allows("approve"), if_match=if_match, if_none_match=if_none_match,
         implicit_approver=caller.name if caller.grant is not None and caller.allows("approve") else None,
     )
     try:
@@ -101,7 +105,7 @@ async def post_lock(
         previous_digest=outcome.record.previous_digest,
         diff=outcome.result.to_json(),
     )
-    headers = {"ETag": f'"{outcome.record.integrity_digest}"',
+    headers = {"ETag": etags.quoted(outcome.record.integrity_digest),
                "Location": f"/lockfiles/{server}/versions/{outcome.record.version}"}
     return JSONResponse(body_out.model_dump(), status_code=201 if outcome.created else 200, headers=headers)
 
@@ -132,8 +136,9 @@ def list_lockfiles(request: Request, caller: Caller = Depends(require("read"))) 
 
 
 def _lock_response(request: Request, stored: StoredLock) -> Response:
-    etag = f'"{stored.record.integrity_digest}"'
-    if request.headers.get("if-none-match") == etag:
+    etag = etags.quoted(stored.record.integrity_digest)
+    condition = request.headers.get("if-none-match")
+    if condition is not None and not etags.if_none_match(condition, stored.record.integrity_digest):
         return Response(status_code=304, headers={"ETag": etag})
     if wants_toml(request):
         return Response(stored.text, media_type="application/toml", headers={"ETag": etag})
