@@ -24,6 +24,7 @@ import anyio.to_thread
 
 from app.gateway.locks import Fetched, LockSource, MemoryStore, SourceUnavailable
 from app.gateway.policy import Mode, Verdict, decide, strip_hidden
+from app.ingest.lenient import schema_as_clients_read_it
 from app.jsontypes import JSON
 from app.model import Surface
 from app.service import Governance, NotFound
@@ -85,6 +86,16 @@ class _State:
     report: Report
     served_prompts: list[dict[str, JSON]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _as_clients_read_it(tool: dict[str, JSON]) -> dict[str, JSON]:
+    """The tool with a schema root that says nothing of its type read as an object, as the
+    lock reads it (and as the SDK's server requires to send it)."""
+    out = dict(tool)
+    for key in ("inputSchema", "outputSchema"):
+        if key in out:
+            out[key] = schema_as_clients_read_it(out[key])
+    return out
 
 
 def _text_result(text: str) -> dict[str, JSON]:
@@ -160,7 +171,7 @@ class GatewayCore:
             judged = verdict.tools[name]
             if not judged.visible:
                 continue
-            definition: dict[str, JSON] = tool
+            definition: dict[str, JSON] = _as_clients_read_it(tool)
             if judged.pinned and lock is not None and name in lock.surface.tools:
                 definition = {**lock.surface.tools[name].to_mcp(), "name": name}
                 pinned.append(name)
@@ -169,8 +180,10 @@ class GatewayCore:
                 if count:
                     removed[name] = count
             served.append(definition)
-        schemas = {tool["name"]: (tool.get("inputSchema"), schema_digest(tool.get("inputSchema")))
-                   for tool in raw_tools}
+        schemas = {}
+        for tool in raw_tools:
+            schema = schema_as_clients_read_it(tool.get("inputSchema"))
+            schemas[tool["name"]] = (schema, schema_digest(schema))
         report = Report(self._fetched.origin, record.lock_version, _status(result, lock), verdict.blocked(),
                         tuple(pinned), removed)
         state = _State(verdict, served, schemas, tuple(verdict.visible()), report)

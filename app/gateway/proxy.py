@@ -29,10 +29,10 @@ from mcp.server import Server
 from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ConfigDict
 
 from app.gateway.core import GatewayCore
 from app.jsontypes import JSON
@@ -46,19 +46,6 @@ LISTS = (("tools/list", "tools", "tools"), ("prompts/list", "prompts", "prompts"
          ("resources/list", "resources", "resources"),
          ("resources/templates/list", "resourceTemplates", "resources"))
 MAX_PAGES = 1000
-
-
-class RawRequest(types.Request[dict[str, Any] | None, str]):
-    """A request forwarded as the client sent it."""
-
-    method: str
-    params: dict[str, Any] | None = None
-
-
-class RawResult(BaseModel):
-    """A result kept as the server sent it (every field an extra)."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 def _forwarded_params(params: Any) -> dict[str, Any] | None:
@@ -119,10 +106,20 @@ class Gateway:
     # -- upstream ------------------------------------------------------------------
 
     async def request(self, method: str, params: Any) -> dict[str, Any]:
+        """Forward a request as raw JSON and return the server's result as raw JSON.
+
+        The SDK's public ``send_request`` checks the result against the protocol's models,
+        which refuse what published servers send and clients forgive (filesystem 2025.7.1's
+        schemas without ``type``); the gateway forwards, so it sends through the session's
+        dispatcher with the session's per-era stamp (headers, ``_meta``). The checks happen
+        once, on the way to the client (the SDK's server sieves every result)."""
         assert self.client is not None
-        result = await self.client.session.send_request(
-            RawRequest(method=method, params=_forwarded_params(params)), RawResult)
-        return result.model_extra or {}
+        session = self.client.session
+        data: dict[str, Any] = {"method": method, "params": _forwarded_params(params)}
+        opts: CallOptions = {}
+        session._stamp(data, opts)
+        result: dict[str, Any] = await session._dispatcher.send_raw_request(method, data.get("params"), opts)
+        return result
 
     async def listing(self) -> dict[str, JSON]:
         """The server's whole surface as MCP sends it: serverInfo, every page of every list."""
@@ -147,10 +144,10 @@ class Gateway:
 
     async def check(self) -> bool:
         """List the surface and run the contract check. True when what the client may see changed."""
-        from app.ingest.mcp import read_result
+        from app.ingest.load import surface_from_json
 
         wire = await self.listing()
-        surface = read_result(wire, "live surface")
+        surface = surface_from_json(wire, "mcp", "live surface")  # the service's reader of live reports
         changed, _ = await anyio.to_thread.run_sync(self.core.check, wire, surface)
         threading.Thread(target=self.core.source.report, args=(self.core.settings.server, wire, surface),
                          name="mcp-governance-gateway-report", daemon=True).start()
@@ -267,6 +264,12 @@ class Gateway:
     async def _initialized(self, ctx: ServerRequestContext[Any, Any], params: Any) -> None:
         self._remember(ctx)
 
+    async def _roots_changed(self, ctx: ServerRequestContext[Any, Any], params: Any) -> None:
+        """The client's roots changed: the server may ask for them again."""
+        self._remember(ctx)
+        assert self.client is not None
+        await self.client.session.send_roots_list_changed()
+
     def build_server(self) -> Server[Any]:
         """The SDK server the client talks to, with the upstream's identity and capabilities."""
         assert self.client is not None
@@ -298,6 +301,8 @@ class Gateway:
         server.add_request_handler("tools/list", types.PaginatedRequestParams, self._list_tools)
         server.add_request_handler("tools/call", types.CallToolRequestParams, self._call_tool)
         server.add_notification_handler("notifications/initialized", types.NotificationParams, self._initialized)
+        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams,
+                                        self._roots_changed)
         server.notification_options = NotificationOptions(
             prompts_changed=bool(caps.prompts and caps.prompts.list_changed),
             resources_changed=bool(caps.resources and caps.resources.list_changed),
@@ -349,4 +354,4 @@ class Gateway:
             await uvicorn.Server(config).serve(sockets=[sock])
 
 
-__all__ = ["Gateway", "RawRequest"]
+__all__ = ["Gateway"]

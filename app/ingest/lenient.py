@@ -13,6 +13,7 @@ same warnings.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from app.model import Surface, Tool
 
@@ -22,11 +23,19 @@ READ_AS = "object"
 TYPE_SOURCES = frozenset({"type", "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "const", "enum"})
 
 
+def schema_as_clients_read_it(schema: Any) -> Any:
+    """A tool's input or output schema as clients read it: a root that says nothing of its
+    type gets ``"type": "object"``; anything else is returned as is."""
+    if isinstance(schema, dict) and not TYPE_SOURCES & schema.keys():
+        return {**schema, "type": READ_AS}
+    return schema
+
+
 def _repaired(tool: Tool) -> tuple[Tool, list[str]]:
     warnings: list[str] = []
     for label, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
-        if isinstance(schema, dict) and not TYPE_SOURCES & schema.keys():
-            read = {**schema, "type": READ_AS}
+        read = schema_as_clients_read_it(schema)
+        if read is not schema:
             tool = replace(tool, input_schema=read) if label == "inputSchema" else replace(tool, output_schema=read)
             warnings.append(f'tool {tool.name}: {label} has no "type" (read as "{READ_AS}", as MCP clients do)')
     return tool, warnings
@@ -44,4 +53,4 @@ def read_as_clients_do(surface: Surface) -> Surface:
     return replace(surface, tools=tools, warnings=(*surface.warnings, *warnings))
 
 
-__all__ = ["read_as_clients_do"]
+__all__ = ["read_as_clients_do", "schema_as_clients_read_it"]
