@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,9 @@ from app.store import (
     RefusedAttempt,
     StoredLock,
     StoreError,
+    StoreUnavailable,
     UnknownVersion,
+    VersionConflict,
     VersionRecord,
 )
 from app.validation import as_problem, validate_arguments
@@ -71,6 +74,10 @@ class PreconditionFailed(ServiceError):
     status, code = 412, "precondition_failed"
 
 
+class ServiceBusy(ServiceError):
+    status, code = 503, "store_busy"
+
+
 class Corrupt(ServiceError):
     status, code = 409, "lockfile_corrupt"
 
@@ -99,6 +106,8 @@ class LockRequest:
     implicit_approver: str | None = None
     """A token with the ``approve`` scope approves BREAKING changes by itself: its name is
     recorded as the approver, but only on a lock that needed approval."""
+    base_version: int | None = None
+    """Lock only when the last version is still this one (approving a refused attempt)."""
 
 
 def empty_surface(server: str) -> Surface:
@@ -154,6 +163,7 @@ class Governance:
         """One policy for every server: its per-server sections apply by server name."""
         self._views: dict[str, _LiveView] = {}
         self._views_lock = threading.Lock()
+        self._reconciled: dict[str, object] = {}
 
     # -- diffing -------------------------------------------------------------------
 
@@ -191,61 +201,75 @@ class Governance:
             # approver into the audit log of any lock (DECISIONS.md "Hardening").
             raise Forbidden("approved_by needs a token with the approve scope; leave it out to lock without approval")
         surface = replace(surface, server=server)
-        with self.store.exclusive():
+        for _ in range(self.COMMIT_ATTEMPTS):
             try:
-                current = self.store.current(server)
-            except CorruptLockfile:
-                current = None
-            history = self.store.history(server)  # reading the current file may adopt a hand-committed one
-            last = history[-1] if history else None
-            if current is not None:
-                previous_surface: Surface | None = current.surface
-            else:
-                previous_surface = self.store.version(server, last.version).surface if last else None
-            current_digest = current.record.integrity_digest if current else None
-            if request.if_match is not None and not etags.if_match(request.if_match, current_digest):
-                raise PreconditionFailed(
-                    f"If-Match {request.if_match!r} does not name the current digest", current=current_digest)
-            if request.if_none_match is not None and not etags.if_none_match(request.if_none_match, current_digest):
-                raise PreconditionFailed(
-                    f"If-None-Match {request.if_none_match!r} names the current lock", current=current_digest)
-            if current is not None and current_digest == surface.integrity_digest:
-                return LockOutcome(False, current.record, self.diff(current.surface, current.surface))
-            result = self.diff(previous_surface or empty_surface(server), surface)
-            breaking = [d for d in result.deltas if d.severity is Severity.BREAKING]
-            approver = request.approved_by or (request.implicit_approver if breaking else None)
-            if breaking and not (approver and request.may_approve):
-                why = "set approved_by to accept them (a token with the approve scope)"
-                attempt = self._remember_refusal(server, surface, request, last, result)
-                extra = {"attempt": attempt.id} if attempt is not None else {}
-                raise NeedsApproval(
-                    f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
-                    deltas=[d.to_json() for d in breaking], **extra)
-            now = utc_now()
-            record = VersionRecord(
-                server=server,
-                version=(last.version + 1) if last else 1,
-                integrity_digest=surface.integrity_digest,
-                previous_digest=last.integrity_digest if last else None,
-                locked_at=now,
-                who=request.who,
-                commit=request.commit,
-                reason=request.reason,
-                approved_by=approver,
-                server_version=surface.server_version,
-                summary=result.summary if previous_surface else {},
-                max_severity=(result.max_severity.value if result.max_severity else None) if previous_surface else None,
-            )
-            self.store.append_version(record, write_surface(surface, now).encode("utf-8"),
-                                      replace(surface, generated_at=now))
-            self._refresh_live(server)
+                return self._lock_once(server, surface, request)
+            except VersionConflict:
+                continue  # another writer (of any process or replica) got there first: read again
+        raise ServiceBusy(f"the lock of {server!r} kept changing while this lock was written; try again",
+                          server=server)
+
+    COMMIT_ATTEMPTS = 50
+
+    def _lock_once(self, server: str, surface: Surface, request: LockRequest) -> LockOutcome:
+        """One read-diff-commit round; the commit is conditional on the last version read."""
+        try:
+            current = self.store.current(server)
+        except CorruptLockfile:
+            current = None
+        history = self.store.history(server)  # reading the current file may adopt a hand-committed one
+        last = history[-1] if history else None
+        if request.base_version is not None and (last.version if last else 0) != request.base_version:
+            raise PreconditionFailed(f"the lock of {server!r} changed since the attempt was refused; "
+                                     "lock it again to compare it with the current version", server=server)
+        if current is not None:
+            previous_surface: Surface | None = current.surface
+        else:
+            previous_surface = self.store.version(server, last.version).surface if last else None
+        current_digest = current.record.integrity_digest if current else None
+        if request.if_match is not None and not etags.if_match(request.if_match, current_digest):
+            raise PreconditionFailed(
+                f"If-Match {request.if_match!r} does not name the current digest", current=current_digest)
+        if request.if_none_match is not None and not etags.if_none_match(request.if_none_match, current_digest):
+            raise PreconditionFailed(
+                f"If-None-Match {request.if_none_match!r} names the current lock", current=current_digest)
+        if current is not None and current_digest == surface.integrity_digest:
+            return LockOutcome(False, current.record, self.diff(current.surface, current.surface))
+        result = self.diff(previous_surface or empty_surface(server), surface)
+        breaking = [d for d in result.deltas if d.severity is Severity.BREAKING]
+        approver = request.approved_by or (request.implicit_approver if breaking else None)
+        if breaking and not (approver and request.may_approve):
+            why = "set approved_by to accept them (a token with the approve scope)"
+            attempt = self._remember_refusal(server, surface, request, last, result)
+            extra = {"attempt": attempt.id} if attempt is not None else {}
+            raise NeedsApproval(
+                f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
+                deltas=[d.to_json() for d in breaking], **extra)
+        now = utc_now()
+        record = VersionRecord(
+            server=server,
+            version=(last.version + 1) if last else 1,
+            integrity_digest=surface.integrity_digest,
+            previous_digest=last.integrity_digest if last else None,
+            locked_at=now,
+            who=request.who,
+            commit=request.commit,
+            reason=request.reason,
+            approved_by=approver,
+            server_version=surface.server_version,
+            summary=result.summary if previous_surface else {},
+            max_severity=(result.max_severity.value if result.max_severity else None) if previous_surface else None,
+        )
+        self.store.commit_version(record, write_surface(surface, now).encode("utf-8"),
+                                  replace(surface, generated_at=now))
+        self._refresh_live(server)
         return LockOutcome(True, record, result)
 
     # -- refused attempts and their approval ----------------------------------------
 
     def _remember_refusal(self, server: str, surface: Surface, request: LockRequest,
                           base: VersionRecord | None, result: DiffResult) -> RefusedAttempt | None:
-        """Keep a refused lock so that an approver can accept it later (under the store lock).
+        """Keep a refused lock so that an approver can accept it later.
         The refusal is the answer either way: failing to keep it is logged, not raised."""
         now = utc_now()
         base_digest = base.integrity_digest if base else ""
@@ -306,20 +330,19 @@ class Governance:
             raise InputError("say who approves", "approved_by")
         if not reason.strip():
             raise InputError("an approval needs a reason", "reason")
-        with self.store.exclusive():
-            attempt = self.refused_attempt(server, attempt_id)
-            request = LockRequest(who=attempt.who, commit=attempt.commit, reason=reason.strip(),
-                                  approved_by=approved_by.strip(), may_approve=True, if_match=None)
-            return self.lock(server, read_document(attempt.surface_document), request)
+        attempt = self.refused_attempt(server, attempt_id)
+        request = LockRequest(who=attempt.who, commit=attempt.commit, reason=reason.strip(),
+                              approved_by=approved_by.strip(), may_approve=True, if_match=None,
+                              base_version=attempt.base_version)
+        return self.lock(server, read_document(attempt.surface_document), request)
 
     # -- live surfaces -------------------------------------------------------------
 
     def report_live(self, server: str, surface: Surface) -> LiveRecord:
         """An MCP server reports what it exposes now: diff it against the lock once, keep it."""
         surface = replace(surface, server=server)
-        with self.store.exclusive():
-            record = self._live_record(server, surface, utc_now())
-            self.store.save_live(record)
+        record = self._live_record(server, surface, utc_now())
+        self.store.save_live(record)
         return record
 
     def _live_record(self, server: str, surface: Surface, reported_at: str) -> LiveRecord:
@@ -340,27 +363,55 @@ class Governance:
         )
 
     def _refresh_live(self, server: str) -> None:
-        """A new lock: recompute the cached live diff against it (under the store lock)."""
+        """A new lock: recompute the cached live diff against it."""
         live = self.store.live(server)
-        if live is None:
+        if live is None or self.store.read_only:  # read-only: live_record diffs on read instead
             return
         surface = read_document(live.surface_document)
         self.store.save_live(self._live_record(server, surface, live.reported_at))
 
     def reconcile(self) -> None:
-        """Pick up lockfiles committed by hand and bring live diffs up to date with them."""
+        """Pick up lockfiles committed by hand and bring live diffs up to date with them.
+        Incremental: a server whose stored state has not changed since the last pass costs a
+        stat (a dict lookup on PostgreSQL), and the first pass runs after the service is ready."""
         for server in self.store.servers():
+            key = self.store.change_key(server)
+            if key is not None and self._reconciled.get(server) == key:
+                continue
             try:
                 current = self.store.current(server)
             except CorruptLockfile:
                 continue
             live = self.store.live(server)
             if live is not None and current is not None and live.lock_digest != current.record.integrity_digest:
-                with self.store.exclusive():
-                    self._refresh_live(server)
+                self._refresh_live(server)
+            self._reconciled[server] = self.store.change_key(server)
+            time.sleep(0)  # let request threads run between servers
+
+    def live_record(self, server: str) -> LiveRecord | None:
+        """The server's last live report, its diff against the current lock: a report older
+        than the lock (a lock by another process or replica, a file committed by hand) is
+        diffed again on read, never served stale until the background reconcile comes by."""
+        live = self.store.live(server)
+        if live is None:
+            return None
+        try:
+            current = self.store.current(server)
+        except CorruptLockfile:
+            return live
+        if current is None or live.lock_digest == current.record.integrity_digest:
+            return live
+        record = self._live_record(server, read_document(live.surface_document), live.reported_at)
+        if not self.store.read_only:
+            try:
+                self.store.save_live(record)
+            except StoreUnavailable:
+                return record
+            return self.store.live(server) or record
+        return record
 
     def live_view(self, server: str) -> _LiveView | None:
-        record = self.store.live(server)
+        record = self.live_record(server)
         if record is None:
             return None
         view = self._views.get(server)
@@ -419,6 +470,8 @@ class Governance:
         for an unknown server or tool."""
         view = self.live_view(server)  # (re)load the live record into memory when it changed
         cached = self.cached_awareness(server, tool, action, max_changes, failed)
+        if cached is None and view is not None:  # a view the store's cache does not hold (read-only: diffed in memory)
+            cached = self._render(view, tool, action, max_changes, failed)
         if cached is not None:
             return cached
         if view is None:
@@ -440,6 +493,11 @@ class Governance:
         view = self._views.get(server)
         if record is None or view is None or view.record is not record:
             return None
+        return self._render(view, tool, action, max_changes, failed)
+
+    def _render(self, view: _LiveView, tool: str, action: str | None, max_changes: int,
+                failed: tuple[str, ...]) -> str | None:
+        """The section from one live view (cached in it); None for a tool it does not know."""
         removed = self._tool_name(tool, view.tools) is None
         if removed and (view.result is None or tool not in view.result.tools.removed):
             return None
@@ -544,7 +602,7 @@ def _counts(result: dict[str, JSON] | None) -> dict[str, int]:
 def server_status(gov: Governance, server: str) -> dict[str, JSON]:
     """One dashboard row: lock (version, when, who asked and who approved), live drift,
     worst change, counts."""
-    live = gov.store.live(server)
+    live = gov.live_record(server)
     try:
         current = gov.store.current(server)
         corrupt = False
@@ -599,7 +657,7 @@ def server_detail(gov: Governance, server: str) -> ServerDetail:
 
 def tool_statuses(gov: Governance, server: str) -> list[dict[str, JSON]]:
     """Per tool of the live diff: unchanged / changed / added / removed, worst change, counts."""
-    live = gov.store.live(server)
+    live = gov.live_record(server)
     if live is None or not live.result:
         current = gov.current(server)
         if current is not None:

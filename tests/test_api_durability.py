@@ -251,25 +251,29 @@ def test_16_concurrent_writers_against_real_uvicorn_workers(tmp_path: Path):
     assert TOKENS["approver"] not in text and "wrong-token-0123456789" not in text
 
 
-def test_a_worker_waiting_for_the_store_lock_still_answers_health_and_awareness(tmp_path: Path):
-    """Another process holds the store lock: a lock request waits for it, while the same
-    worker keeps serving /healthz and the awareness hot path."""
+def test_a_worker_waiting_for_a_server_lock_still_answers_reads_and_other_servers(tmp_path: Path):
+    """Another process holds the write lock of one server: a lock of that server waits for
+    it, while the same worker keeps serving /healthz, awareness, reads of that server and
+    locks of any other server (the lock is per server; reads take none)."""
     root = tmp_path / "lockfiles"
     with uvicorn_thread(make_app(root)) as url, httpx.Client(base_url=url, timeout=5) as http:
         lock(http, V1)
+        lock(http, V1, server="payments")
         http.put("/servers/billing/live", json=V2_BREAKING)
-        fd = os.open(root / ".store" / "lock", os.O_RDWR)
+        fd = os.open(root / ".store" / "payments" / "lock", os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # as another worker mid-write would
             waiting: list[int] = []
             writer = threading.Thread(target=lambda: waiting.append(
-                lock(http, V2_BREAKING, server="payments").status_code))
+                lock(http, V1_SAFE, server="payments").status_code))
             writer.start()
             time.sleep(0.3)
             assert writer.is_alive() and not waiting  # the lock waits ...
             fast = httpx.Client(base_url=url, timeout=2.0)
             assert fast.get("/healthz").status_code == 200  # ... the worker does not
             assert fast.get("/servers/billing/awareness", params={"tool": "get_invoice"}).status_code == 200
+            assert fast.get("/lockfiles/payments").status_code == 200
+            assert lock(fast, V1_SAFE).status_code == 201  # another server does not wait
             fast.close()
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)

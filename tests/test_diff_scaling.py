@@ -203,7 +203,7 @@ def test_the_dashboard_tool_rows_grow_linearly_with_the_tools():
     def rows_calls(n: int) -> int:
         result = diff(*_pair(all_renamed, n)).to_json()
         live = SimpleNamespace(result=result, surface_document={})
-        gov = SimpleNamespace(store=SimpleNamespace(live=lambda server: live))
+        gov = SimpleNamespace(live_record=lambda server: live)
         count = 0
 
         def hook(frame: object, event: str, arg: object) -> None:

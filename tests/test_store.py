@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app import load_surface, write_surface
-from app.store import CorruptLockfile, FileStore, UnknownVersion, VersionRecord
+from app.store import CorruptLockfile, FileStore, UnknownVersion, VersionConflict, VersionRecord
 from app.store.atomic import write_atomic
 
 STAMP = "2026-11-30T00:00:00Z"
@@ -24,15 +24,19 @@ def surface(description: str = "Fetch one invoice", server: str = "billing"):
 
 
 def lock(store: FileStore, s, who: str = "ci") -> VersionRecord:
-    with store.exclusive():
+    """Commit ``s`` as the next version, reading again when another writer got there first."""
+    while True:
         history = store.history(s.server)
         last = history[-1] if history else None
         record = VersionRecord(server=s.server, version=(last.version + 1) if last else 1,
                                integrity_digest=s.integrity_digest,
                                previous_digest=last.integrity_digest if last else None,
                                locked_at=STAMP, who=who)
-        store.append_version(record, write_surface(s, STAMP).encode())
-    return record
+        try:
+            store.commit_version(record, write_surface(s, STAMP).encode())
+        except VersionConflict:
+            continue
+        return record
 
 
 def test_versions_history_and_current(tmp_path: Path):

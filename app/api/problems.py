@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 
 from app.problems import InputError
 from app.service import ServiceError
+from app.store import StoreUnavailable
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("mcp_governance.api")
@@ -145,6 +146,11 @@ def install(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return problem(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(StoreUnavailable)
+    async def store_unavailable(request: Request, exc: StoreUnavailable) -> JSONResponse:
+        log.warning("store unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return problem(503, exc.code, str(exc), {"Retry-After": "1"})
 
     @app.exception_handler(OSError)
     async def store_error(request: Request, exc: OSError) -> JSONResponse:

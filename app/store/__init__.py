@@ -8,7 +8,10 @@ from app.store.records import (
     RefusedAttempt,
     StoredLock,
     StoreError,
+    StoreReadOnly,
+    StoreUnavailable,
     UnknownVersion,
+    VersionConflict,
     VersionRecord,
 )
 
@@ -20,7 +23,10 @@ __all__ = [
     "LockStore",
     "RefusedAttempt",
     "StoreError",
+    "StoreReadOnly",
+    "StoreUnavailable",
     "StoredLock",
     "UnknownVersion",
+    "VersionConflict",
     "VersionRecord",
 ]

@@ -1,13 +1,17 @@
 """The store interface the service is written against.
 
-The default implementation is the ``lockfiles/`` directory (:mod:`app.store.filesystem`);
-a PostgreSQL store can implement the same methods later without the API changing.
+Two implementations: the ``lockfiles/`` directory (:mod:`app.store.filesystem`, the embedded
+default) and PostgreSQL (:mod:`app.store.postgres`, for replicas). Concurrency is per server:
+there is no store-wide lock. Reads never wait for a writer. A new version is a conditional
+commit (:meth:`LockStore.commit_version`): it lands only when the server's last version is
+still the one it follows, else :class:`~app.store.records.VersionConflict` and the service
+reads again. Two writers of one server are serialised by the store (a file lock per server,
+a row lock in the database), never by a lock of the calling process.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from contextlib import AbstractContextManager
 
 from app.model import Surface
 from app.store.records import LiveRecord, RefusedAttempt, StoredLock, VersionRecord
@@ -18,9 +22,15 @@ because each one holds a whole surface."""
 
 
 class LockStore(ABC):
-    @abstractmethod
-    def exclusive(self) -> AbstractContextManager[None]:
-        """Hold the store's write lock (across threads and processes). Re-entrant in a thread."""
+    read_only: bool = False
+    """True when the store takes no writes (writes raise StoreReadOnly: 503)."""
+
+    def startup(self) -> None:  # noqa: B027 - optional hook
+        """Called once before serving: clean what a killed writer left (never blocks on a writer
+        of another process for long, never parses every lock)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections and threads."""
 
     @abstractmethod
     def servers(self) -> list[str]:
@@ -29,7 +39,7 @@ class LockStore(ABC):
     @abstractmethod
     def current(self, server: str) -> StoredLock | None:
         """The current lock, verified; None when the server has none.
-        Raises CorruptLockfile when the file on disk does not verify."""
+        Raises CorruptLockfile when the stored lock does not verify."""
 
     @abstractmethod
     def history(self, server: str) -> list[VersionRecord]:
@@ -40,14 +50,20 @@ class LockStore(ABC):
         """One accepted version. Raises UnknownVersion."""
 
     @abstractmethod
-    def append_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
-        """Make ``text`` the new current lock, numbered ``record.version``. Call under
-        :meth:`exclusive`; durable when it returns. ``surface``, when given, is what
-        ``text`` reads back as: a store may keep it instead of reading the file again."""
+    def commit_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
+        """Make ``text`` the new current lock, numbered ``record.version``, if and only if the
+        server's last version is ``record.version - 1`` (0: none); else raise VersionConflict
+        and change nothing. Durable when it returns. ``surface``, when given, is what ``text``
+        reads back as: a store may keep it instead of parsing the text again."""
 
     @abstractmethod
     def live(self, server: str) -> LiveRecord | None:
         """The last live surface the server reported, with its diff."""
+
+    def live_reports(self, server: str) -> list[LiveRecord]:
+        """Every kept live report of the server (one per instance), for export."""
+        live = self.live(server)
+        return [live] if live is not None else []
 
     @abstractmethod
     def live_if_cached(self, server: str) -> LiveRecord | None:
@@ -61,13 +77,22 @@ class LockStore(ABC):
     @abstractmethod
     def save_refused(self, attempt: RefusedAttempt) -> None:
         """Keep a refused lock attempt, replacing the one with the same ``id``; keep at most
-        :data:`REFUSED_KEPT` per server (the newest). Call under :meth:`exclusive`."""
+        :data:`REFUSED_KEPT` per server (the newest)."""
 
     @abstractmethod
     def refused(self, server: str) -> list[RefusedAttempt]:
         """The server's kept refused attempts, newest first (whether still approvable is
         the service's question: it compares each attempt's base with the last version)."""
 
+    def change_key(self, server: str) -> object:
+        """A cheap value that changes whenever the server's lock or live report changes (None:
+        unknown, treat as changed). The service's reconcile skips servers whose key is unchanged."""
+        return None
+
     @abstractmethod
+    def unready(self) -> str | None:
+        """None when the store can be read and written now; else one line saying why not
+        (unreachable, read-only, full): /readyz answers 503 with it."""
+
     def ready(self) -> bool:
-        """Whether the store can be read and written."""
+        return self.unready() is None

@@ -3,28 +3,38 @@
 Layout::
 
     lockfiles/<server>.lock.toml              current lock (git-diffable; may be committed by hand)
-    lockfiles/.store/lock                     the write lock (flock)
+    lockfiles/.store/<server>/lock            the server's write lock (flock)
     lockfiles/.store/<server>/audit.jsonl     append-only audit log, one VersionRecord per line
     lockfiles/.store/<server>/versions/000001.lock.toml   every accepted version, immutable
     lockfiles/.store/<server>/pending.json     a lock in flight (present only during a write)
     lockfiles/.store/<server>/live.json       the last live report and its diff
     lockfiles/.store/<server>/refused/<id>.json   a refused (409) lock attempt awaiting approval
 
-A lock is written in this order, under an exclusive ``flock``: the version file, the
-pending marker, the audit line (the commit point), the current file, then the marker is
-removed. Every step is a temp file + fsync + rename (or an fsync'd append), so kill -9 at
-any point leaves either the old lock or the new one, never half a file; the next reader
-finishes or discards what the marker names. A current file that matches no recorded
-version was committed by hand: it is verified and adopted as the next version, or, when
-its digests do not match its content, reported as corrupt and not served.
+A lock is written in this order, under the server's ``flock`` (two servers never wait on
+each other): the version file, the pending marker, the audit line (the commit point), the
+current file, then the marker is removed. Every step is a temp file + fsync + rename (or an
+fsync'd append), so kill -9 at any point leaves either the old lock or the new one, never
+half a file; the next reader finishes or discards what the marker names. Temp files a
+killed writer left are removed at the next start.
+
+Reads take no lock: a consistent state (no marker, the current file is the last audited
+version) is read as it is; only a state in the middle of a write, or a current file that
+matches no recorded version (committed by hand: verified and adopted as the next version,
+or, when its digests do not match its content, reported as corrupt and not served), takes
+the server's lock to finish it. On a read-only directory nothing is finished on disk: the
+same answer is computed in memory, reads are served and writes raise StoreReadOnly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import json
+import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,7 +48,19 @@ from app.names import is_server_name
 from app.problems import InputError
 from app.store.atomic import append_durable, write_atomic
 from app.store.base import REFUSED_KEPT, LockStore
-from app.store.records import CorruptLockfile, LiveRecord, RefusedAttempt, StoredLock, UnknownVersion, VersionRecord
+from app.store.records import (
+    CorruptLockfile,
+    LiveRecord,
+    RefusedAttempt,
+    StoredLock,
+    StoreReadOnly,
+    StoreUnavailable,
+    UnknownVersion,
+    VersionConflict,
+    VersionRecord,
+)
+
+log = logging.getLogger("mcp_governance.store")
 
 Summarize = Callable[[Surface | None, Surface], tuple[dict[str, int], str | None]]
 """(previous surface, new surface) -> (counts by severity, max severity): the diff
@@ -46,6 +68,9 @@ summary recorded for a version adopted from the directory."""
 
 STATE_DIR = ".store"
 SUFFIX = ".lock.toml"
+TMP_SUFFIX = ".tmp"
+"""write_atomic's temp files: ``.<name>.<random>.tmp`` beside the file they replace."""
+READY_PROBE_SECONDS = 1.0
 
 
 _V = TypeVar("_V")
@@ -66,16 +91,17 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 
 
 class FileStore(LockStore):
-    def __init__(self, root: str | Path, summarize: Summarize | None = None) -> None:
+    def __init__(self, root: str | Path, summarize: Summarize | None = None, read_only: bool | None = None) -> None:
         self.root = Path(root)
         self.state = self.root / STATE_DIR
         self._summarize = summarize
-        self._local = threading.local()
+        self.read_only = _cannot_write(self.root) if read_only is None else read_only
         # Per server, valid while the files' stat key is unchanged.
         self._current_cache: dict[str, _Cached[StoredLock | CorruptLockfile | None]] = {}
         self._history_cache: dict[str, _Cached[tuple[VersionRecord, ...]]] = {}
         self._live_cache: dict[str, _Cached[LiveRecord | None]] = {}
         self._cache_lock = threading.Lock()
+        self._probe: tuple[float, str | None] = (0.0, None)
 
     # -- paths ---------------------------------------------------------------------
 
@@ -111,48 +137,82 @@ class FileStore(LockStore):
     # -- locking -------------------------------------------------------------------
 
     @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        depth = getattr(self._local, "depth", 0)
-        if depth:
-            self._local.depth = depth + 1
-            try:
-                yield
-            finally:
-                self._local.depth -= 1
-            return
-        self.state.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    def writing(self, server: str) -> Iterator[None]:
+        """Hold ``server``'s write lock (a flock on its own file: other servers never wait).
+        Raises StoreReadOnly on a read-only store, StoreUnavailable when the lock file
+        cannot be made (disk full)."""
+        if self.read_only:
+            raise StoreReadOnly("the lockfile store is read-only: it serves reads and takes no writes")
+        with _io_errors():
+            directory = self._dir(server)
+            directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self._local.depth = 1
             try:
-                yield
+                with _io_errors():
+                    yield
             finally:
-                self._local.depth = 0
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
 
-    # -- reading -------------------------------------------------------------------
+    # -- start ---------------------------------------------------------------------
+
+    def startup(self) -> None:
+        """Remove the temp files a writer killed mid-write left behind (each server's under its
+        lock, so a live writer of another process keeps its own). Parses nothing."""
+        if self.read_only or not self.root.is_dir():
+            return
+        found: dict[str, list[Path]] = {}
+        for path in _temp_files(self.root):
+            name = path.name[1:].split(SUFFIX, 1)[0]
+            found.setdefault(name, []).append(path)
+        if self.state.is_dir():
+            for entry in os.scandir(self.state):
+                if entry.is_dir() and is_server_name(entry.name):
+                    directory = Path(entry.path)
+                    temps = [*_temp_files(directory), *_temp_files(directory / "versions"),
+                             *_temp_files(directory / "refused")]
+                    if temps:
+                        found.setdefault(entry.name, []).extend(temps)
+        for server, paths in found.items():
+            if not is_server_name(server):
+                continue
+            try:
+                with self.writing(server):
+                    for path in paths:
+                        path.unlink(missing_ok=True)
+            except StoreUnavailable:
+                log.warning("could not remove the temp files of %s", server)
+            else:
+                log.info("removed %d temp file(s) a killed writer left for %s", len(paths), server)
+
+    # -- reading (no lock) -----------------------------------------------------------
 
     def servers(self) -> list[str]:
         names: set[str] = set()
         if self.root.is_dir():
-            for path in self.root.glob(f"*{SUFFIX}"):
-                name = path.name[: -len(SUFFIX)]
-                if is_server_name(name):
-                    names.add(name)
+            for entry in os.scandir(self.root):
+                if entry.name.endswith(SUFFIX):
+                    name = entry.name[: -len(SUFFIX)]
+                    if is_server_name(name):
+                        names.add(name)
         if self.state.is_dir():
-            for path in self.state.iterdir():
-                if path.is_dir() and is_server_name(path.name) and (
-                    (path / "audit.jsonl").exists() or (path / "live.json").exists()
+            for entry in os.scandir(self.state):
+                if entry.name not in names and is_server_name(entry.name) and entry.is_dir() and (
+                    os.path.exists(os.path.join(entry.path, "audit.jsonl"))
+                    or os.path.exists(os.path.join(entry.path, "live.json"))
                 ):
-                    names.add(path.name)
+                    names.add(entry.name)
         return sorted(names)
 
     def _current_key(self, server: str) -> tuple[object, ...]:
         return (_stat_key(self.current_path(server)), _stat_key(self._audit(server)),
                 self._pending(server).exists())
+
+    def change_key(self, server: str) -> object:
+        return (self._current_key(server), _stat_key(self._live_path(server)))
 
     def current(self, server: str) -> StoredLock | None:
         key = self._current_key(server)
@@ -161,17 +221,43 @@ class FileStore(LockStore):
             if isinstance(cached.value, CorruptLockfile):
                 raise cached.value
             return cached.value
-        with self.exclusive():
-            try:
-                value: StoredLock | CorruptLockfile | None = self._recover(server)
-            except CorruptLockfile as exc:
-                value = exc
-            key = self._current_key(server)
+        try:
+            value: StoredLock | CorruptLockfile | None = self._read_current(server)
+        except CorruptLockfile as exc:
+            value = exc
+        key = self._current_key(server)
         with self._cache_lock:
             self._current_cache[server] = _Cached(key, value)
         if isinstance(value, CorruptLockfile):
             raise value
         return value
+
+    def _read_current(self, server: str) -> StoredLock | None:
+        """The current lock without the write lock when the files are consistent; the
+        server's lock (or, read-only, an answer computed in memory) when they are not."""
+        if not self._pending(server).exists():
+            records = _read_audit(self._audit(server))
+            last = records[-1] if records else None
+            found = self._read_verified(server)
+            if found is None:
+                return None
+            text, surface = found
+            if last is not None and last.integrity_digest == surface.integrity_digest:
+                return StoredLock(last, surface, text)
+        if self.read_only:
+            return self._recover_in_memory(server)
+        with self.writing(server):
+            return self._recover(server)
+
+    def _read_verified(self, server: str) -> tuple[bytes, Surface] | None:
+        path = self.current_path(server)
+        try:
+            text = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a directory, no permission...: reported, never a crash at start
+            raise CorruptLockfile(server, f"{self._shown(path)}: cannot read ({exc.strerror})") from None
+        return text, _verified(server, text, self._shown(path))
 
     def history(self, server: str) -> list[VersionRecord]:
         path = self._audit(server)
@@ -233,18 +319,33 @@ class FileStore(LockStore):
                 continue  # removed while listing, or not ours: never acknowledged as an attempt
         return sorted(found, key=lambda item: (item[1].attempted_at, item[1].id), reverse=True)
 
-    def ready(self) -> bool:
+    def unready(self) -> str | None:
+        """Read-only, unreadable, or a write that fails (a full disk): a probe file is written
+        and renamed at most once a second."""
+        if self.read_only:
+            return "the lockfile store is read-only: reads are served, writes are refused"
+        at, problem = self._probe
+        now = time.monotonic()
+        if now - at < READY_PROBE_SECONDS:
+            return problem
         try:
-            self.state.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return False
-        return os.access(self.root, os.R_OK | os.W_OK | os.X_OK) and os.access(self.state, os.W_OK)
+            write_atomic(self.state / "ready-probe", str(time.time()).encode())
+            problem = None if os.access(self.root, os.R_OK | os.X_OK) else "the lockfile store cannot be read"
+        except OSError as exc:
+            problem = f"the lockfile store cannot be written ({exc.strerror or type(exc).__name__})"
+        self._probe = (now, problem)
+        return problem
 
-    # -- writing -------------------------------------------------------------------
+    # -- writing (under the server's lock) -------------------------------------------
 
-    def append_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
+    def commit_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
         server = record.server
-        with self.exclusive():
+        with self.writing(server):
+            self._settle(server)  # a pending write or a hand-committed file moves the last version
+            records = _read_audit(self._audit(server))
+            last = records[-1].version if records else 0
+            if record.version != last + 1:
+                raise VersionConflict(server, record.version - 1, last)
             write_atomic(self._version_path(server, record.version), text)
             write_atomic(self._pending(server), json.dumps(record.to_json()).encode())
             self._append_audit(record)
@@ -258,10 +359,11 @@ class FileStore(LockStore):
 
     def save_live(self, record: LiveRecord) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        write_atomic(self._live_path(record.server), data)
+        with self.writing(record.server):
+            write_atomic(self._live_path(record.server), data)
 
     def save_refused(self, attempt: RefusedAttempt) -> None:
-        with self.exclusive():
+        with self.writing(attempt.server):
             data = json.dumps(attempt.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             write_atomic(self._refused_dir(attempt.server) / f"{_safe_id(attempt.id)}.json", data)
             for path, _ in self._refused_files(attempt.server)[REFUSED_KEPT:]:
@@ -277,31 +379,62 @@ class FileStore(LockStore):
                     line = b"\n" + line  # a torn line from a crash stays its own (ignored) line
         append_durable(path, line)
 
-    # -- recovery (under the lock) -------------------------------------------------
+    # -- recovery ------------------------------------------------------------------
 
     def _recover(self, server: str) -> StoredLock | None:
+        """Finish or discard a write in flight and adopt a hand-committed file (under the
+        server's lock)."""
         pending = self._pending(server)
         if pending.exists():
             self._finish_pending(server, pending)
         records = _read_audit(self._audit(server))
         last = records[-1] if records else None
-        path = self.current_path(server)
-        try:
-            text = path.read_bytes()
-        except FileNotFoundError:
+        found = self._read_verified(server)
+        if found is None:
             return None
-        except OSError as exc:  # a directory, no permission...: reported, never a crash at start
-            raise CorruptLockfile(server, f"{self._shown(path)}: cannot read ({exc.strerror})") from None
-        surface = _verified(server, text, self._shown(path))
+        text, surface = found
         if last is not None and last.integrity_digest == surface.integrity_digest:
             return StoredLock(last, surface, text)
         return self._adopt(server, surface, text, last)
 
+    def _settle(self, server: str) -> None:
+        """Before a commit (under the lock): finish a write in flight, adopt a hand-committed
+        file; a corrupt current file is replaced by the commit. Parses only a changed file."""
+        pending = self._pending(server)
+        if pending.exists():
+            self._finish_pending(server, pending)
+        cached = self._current_cache.get(server)
+        if cached is not None and cached.key == self._current_key(server):
+            return
+        with contextlib.suppress(CorruptLockfile):
+            self._recover(server)
+
+    def _recover_in_memory(self, server: str) -> StoredLock | None:
+        """What :meth:`_recover` would make current, computed without writing (read-only store)."""
+        records = _read_audit(self._audit(server))
+        last = records[-1] if records else None
+        intent = _read_intent(self._pending(server))
+        if intent is not None and last is not None and (last.version, last.integrity_digest) == (
+                intent.version, intent.integrity_digest):
+            path = self._version_path(server, last.version)
+            try:
+                text = path.read_bytes()
+            except FileNotFoundError:
+                text = b""
+            if text:
+                return StoredLock(last, _verified(server, text, self._shown(path)), text)
+        found = self._read_verified(server)
+        if found is None:
+            return None
+        text, surface = found
+        if last is not None and last.integrity_digest == surface.integrity_digest:
+            return StoredLock(last, surface, text)
+        return StoredLock(self._adopted_record(server, surface, last), surface, text)
+
     def _finish_pending(self, server: str, pending: Path) -> None:
         """A writer died mid-lock: finish it if its audit line landed, else drop it."""
-        try:
-            intent = VersionRecord.from_json(json.loads(pending.read_bytes()))
-        except (ValueError, TypeError):
+        intent = _read_intent(pending)
+        if intent is None:
             pending.unlink(missing_ok=True)
             return
         committed = any(r.version == intent.version and r.integrity_digest == intent.integrity_digest
@@ -313,8 +446,7 @@ class FileStore(LockStore):
             version_file.unlink(missing_ok=True)
         pending.unlink(missing_ok=True)
 
-    def _adopt(self, server: str, surface: Surface, text: bytes, last: VersionRecord | None) -> StoredLock:
-        """A lockfile committed into the directory by hand becomes the next version."""
+    def _adopted_record(self, server: str, surface: Surface, last: VersionRecord | None) -> VersionRecord:
         previous = None
         if last is not None:
             try:
@@ -322,7 +454,7 @@ class FileStore(LockStore):
             except (UnknownVersion, CorruptLockfile):
                 previous = None
         summary, max_severity = self._summarize(previous, surface) if self._summarize else ({}, None)
-        record = VersionRecord(
+        return VersionRecord(
             server=server,
             version=(last.version + 1) if last else 1,
             integrity_digest=surface.integrity_digest,
@@ -335,9 +467,53 @@ class FileStore(LockStore):
             max_severity=max_severity,
             source="directory",
         )
+
+    def _adopt(self, server: str, surface: Surface, text: bytes, last: VersionRecord | None) -> StoredLock:
+        """A lockfile committed into the directory by hand becomes the next version."""
+        record = self._adopted_record(server, surface, last)
         write_atomic(self._version_path(server, record.version), text)
         self._append_audit(record)
         return StoredLock(record, surface, text)
+
+
+@contextmanager
+def _io_errors() -> Iterator[None]:
+    """A write the disk refuses is the store being unavailable (503), not a crash."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise StoreReadOnly(f"the lockfile store cannot be written ({exc.strerror})") from exc
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            raise StoreUnavailable(f"the lockfile store cannot be written ({exc.strerror})") from exc
+        raise
+
+
+def _cannot_write(root: Path) -> bool:
+    """A directory (or its state directory) this process may not write: a read-only mount,
+    or permissions. A missing root is writable once created."""
+    state = root / STATE_DIR
+    for path in (state, root):
+        if path.exists():
+            return not os.access(path, os.W_OK | os.X_OK)
+    return False
+
+
+def _temp_files(directory: Path) -> list[Path]:
+    try:
+        return [Path(entry.path) for entry in os.scandir(directory)
+                if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX) and entry.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _read_intent(pending: Path) -> VersionRecord | None:
+    try:
+        return VersionRecord.from_json(json.loads(pending.read_bytes()))
+    except FileNotFoundError:
+        return None
+    except (ValueError, TypeError):
+        return None
 
 
 def _safe(server: str) -> str:

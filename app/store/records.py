@@ -127,3 +127,27 @@ class UnknownVersion(StoreError):
         super().__init__(f"{server}: no version {version}")
         self.server = server
         self.version = version
+
+
+class VersionConflict(StoreError):
+    """A conditional commit lost a race: the server's last version is no longer the one
+    the new version follows. The service reads again and retries (or answers 412)."""
+
+    def __init__(self, server: str, expected: int, found: int) -> None:
+        super().__init__(f"{server}: version {expected + 1} follows {found}, not {expected}")
+        self.server = server
+        self.expected = expected
+        self.found = found
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot serve this request now (database unreachable, disk full, read-only):
+    the API answers 503 and the request may be retried."""
+
+    code = "store_unavailable"
+
+
+class StoreReadOnly(StoreUnavailable):
+    """The store serves reads but takes no writes."""
+
+    code = "store_read_only"

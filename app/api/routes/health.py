@@ -21,8 +21,9 @@ async def healthz() -> Health:
 @router.get("/readyz", response_model=Health, summary="Readiness: the store can be read and written",
             responses={503: {"description": "The store is not usable"}})
 def readyz(request: Request) -> Health:
-    if not request.app.state.governance.store.ready():
-        raise ApiError(503, "store_unavailable", "the lockfile store cannot be read or written")
+    problem = request.app.state.governance.store.unready()
+    if problem is not None:
+        raise ApiError(503, "store_unavailable", problem)
     return Health(status="ready")
 
 
