@@ -3,6 +3,7 @@
 From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment::
 
     # mcp-governance.toml
+    store = "postgresql://localhost/mcp"  # optional: the store (default: the lockfiles/ directory)
     policy = "policy.toml"            # optional: severity overrides and ignores (see app/policy.py)
     max_body_bytes = 16777216         # optional: request body limit (default 16 MiB)
     session_seconds = 28800           # optional: how long a dashboard sign-in lasts (default 8 hours)
@@ -61,6 +62,8 @@ class TokenGrant:
 @dataclass(frozen=True)
 class Settings:
     lockfiles: Path = Path("lockfiles")
+    store: str | None = None
+    """A ``postgresql://`` URL (or a directory): where locks live; None: the ``lockfiles`` directory."""
     tokens: tuple[TokenGrant, ...] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY
     policy: Path | None = None
@@ -113,6 +116,7 @@ def load_settings(
     lockfiles: str | Path | None = None,
     config: str | Path | None = None,
     environ: dict[str, str] | None = None,
+    store: str | None = None,
 ) -> Settings:
     """Settings from arguments, then the environment, then the config file."""
     env = os.environ if environ is None else environ
@@ -128,7 +132,7 @@ def load_settings(
             raise InputError("no such file", where) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"invalid TOML: {exc}", where) from None
-        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds"})
+        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds", "store"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r}", where)
     tokens = [_grant(entry, f"{config_path}: tokens[{i}]", allow_plain=False)
@@ -160,6 +164,9 @@ def load_settings(
     session_secret = env.get("MCP_GOVERNANCE_SESSION_SECRET") or None
     if session_secret is not None and len(session_secret) < MIN_SESSION_SECRET:
         raise InputError(f"must be at least {MIN_SESSION_SECRET} characters", "MCP_GOVERNANCE_SESSION_SECRET")
+    store = store or env.get("MCP_GOVERNANCE_STORE") or data.get("store") or None
+    if store is not None and not isinstance(store, str):
+        raise InputError("expected a postgresql:// URL or a directory", f"{config_path}: store")
     policy = data.get("policy")
     policy_path = None
     if policy is not None:
@@ -168,6 +175,7 @@ def load_settings(
         policy_path = (config_path.parent / policy) if config_path else Path(policy)
     return Settings(
         lockfiles=Path(lockfiles),
+        store=store,
         tokens=tuple(tokens),
         max_body_bytes=max_body,
         policy=policy_path,

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from tests import stores
+from tests.stores import _drop_test_database, store_backend, store_location  # noqa: F401 - fixtures
+
 TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 CORPUS = TESTS / "corpus"
@@ -37,3 +40,7 @@ CORPUS_SERVERS = sorted(path.name for path in CORPUS.iterdir() if path.is_dir())
 @pytest.fixture
 def plain_json() -> dict[str, Any]:
     return load_json(fixture_path("plain.json"))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    stores.parametrize(metafunc)  # the store and API tests run on both stores (tests/stores.py)

@@ -103,6 +103,12 @@ def bearer(name_or_token: str) -> dict[str, str]:
 
 
 def make_app(root: Path, tokens: tuple[TokenGrant, ...] = (), **settings: Any) -> FastAPI:
+    """An app over ``root``: the directory, or under a ``[pg]`` test a PostgreSQL schema of its own."""
+    from tests.stores import location_for
+
+    location = location_for(root)
+    if not isinstance(location, Path):
+        settings.setdefault("store", location)
     return create_app(Settings(lockfiles=root, tokens=tokens, **settings))
 
 

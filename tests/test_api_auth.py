@@ -28,6 +28,8 @@ from tests.helpers_service import (
     lock,
 )
 
+pytestmark = pytest.mark.usefixtures("store_backend")  # each test on both stores (tests/stores.py)
+
 WARNING = "AUTH IS OFF"
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers_service import GRANTS, V1, V1_SAFE, V2_BREAKING, api, assert_problem, bearer, lock
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # each test on both stores (tests/stores.py)
 
 URL = "/servers/billing/awareness"
 

@@ -16,8 +16,11 @@ from app import load_surface
 from app.lockfile import read_document
 from app.problems import InputError
 from app.service import LIVE, Governance, LockRequest, NeedsApproval, NotFound, PreconditionFailed
-from app.store import REFUSED_KEPT, FileStore, RefusedAttempt
+from app.store import REFUSED_KEPT, RefusedAttempt
 from tests.helpers_service import GRANTS, V1, V1_SAFE, V2_BREAKING, api, assert_problem, bearer, lock, numbered
+from tests.stores import open_for
+
+pytestmark = pytest.mark.usefixtures("store_backend")  # each test on both stores (tests/stores.py)
 
 
 def surface(value: object, server: str = "billing"):
@@ -25,7 +28,7 @@ def surface(value: object, server: str = "billing"):
 
 
 def governance(root: Path) -> Governance:
-    return Governance(FileStore(root))
+    return Governance(open_for(root))
 
 
 def refuse(gov: Governance, value: object = V2_BREAKING, **request: object) -> NeedsApproval:
@@ -103,7 +106,7 @@ def test_an_approval_needs_an_approver_and_a_reason(tmp_path: Path, approver: st
 @given(stamps=st.lists(st.integers(0, 10**6), min_size=1, max_size=REFUSED_KEPT + 8, unique=True))
 def test_the_store_keeps_the_newest_attempts_up_to_its_bound(tmp_path_factory: pytest.TempPathFactory,
                                                             stamps: list[int]):
-    store = FileStore(tmp_path_factory.mktemp("store"))
+    store = open_for(tmp_path_factory.mktemp("store"))
     for stamp in stamps:
         digest = f"sha256:{stamp:064x}"
         store.save_refused(RefusedAttempt(
@@ -142,6 +145,7 @@ def test_versions_compare_with_each_other_and_with_the_live_surface(tmp_path: Pa
         gov.compare("billing", 1, 9)
 
 
+@pytest.mark.directory_store
 def test_a_refusal_that_cannot_be_kept_is_still_a_409(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     gov = governance(tmp_path)
     gov.lock("billing", surface(V1), LockRequest())

@@ -19,7 +19,7 @@ from app.api.routes import dashboard, diffs, health, locks, servers
 from app.config import Settings, load_settings
 from app.policy import load_policy
 from app.service import Governance, summarizer
-from app.store import FileStore
+from app.store.select import open_store
 
 log = logging.getLogger("mcp_governance")
 RECONCILE_SECONDS = 5.0
@@ -35,7 +35,7 @@ Errors are `application/problem+json` with a stable `code`.
 
 def build_governance(settings: Settings) -> Governance:
     policy = load_policy(settings.policy) if settings.policy else None  # a broken file stops the start
-    return Governance(FileStore(settings.lockfiles, summarize=summarizer(policy)), policy)
+    return Governance(open_store(settings.store or settings.lockfiles, summarize=summarizer(policy)), policy)
 
 
 def create_app(settings: Settings | None = None, governance: Governance | None = None) -> FastAPI:
@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
         if not settings.auth_enabled:
             log.warning("AUTH IS OFF: no tokens are configured, so anyone who can reach this port can read, "
                         "report and lock. Configure tokens with --config or MCP_GOVERNANCE_TOKENS.")
-        await asyncio.to_thread(governance.reconcile)
+        await asyncio.to_thread(governance.store.startup)  # cleans what a killed writer left; parses nothing
         task = asyncio.create_task(_reconcile_forever(governance))
         try:
             yield
@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await asyncio.to_thread(governance.store.close)
 
     # /docs and /redoc come from app.ui, with assets shipped in the package (no CDN).
     app = FastAPI(title="mcp-governance", version=__version__, description=DESCRIPTION, lifespan=lifespan,
@@ -72,13 +73,14 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
 
 
 async def _reconcile_forever(governance: Governance) -> None:
-    """Pick up lockfiles committed into the directory by hand, even when nobody reads them."""
+    """Pick up lockfiles committed into the directory by hand, even when nobody reads them.
+    The first pass runs right after start, in the background: the service is ready before it."""
     while True:
-        await asyncio.sleep(RECONCILE_SECONDS)
         try:
             await asyncio.to_thread(governance.reconcile)
         except Exception:  # a bad file must not stop the loop; it is reported where it is read
             log.exception("reconciling the lockfile store failed")
+        await asyncio.sleep(RECONCILE_SECONDS)
 
 
 def app_from_environment() -> FastAPI:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from app import __version__
-from app.cli import diffcmd, gatewaycmd, lockcmd, servecmd
+from app.cli import diffcmd, gatewaycmd, lockcmd, servecmd, storecmd
 from app.cli.common import EXIT_OK, EXIT_USAGE, CliError
 from app.problems import InputError
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (lockcmd, diffcmd, servecmd, gatewaycmd):
+    for module in (lockcmd, diffcmd, servecmd, storecmd, gatewaycmd):
         module.register(commands)
     return parser
 

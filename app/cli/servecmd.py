@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from app.cli.common import EXIT_OK, CliError, default_lockfiles, progress
 from app.scopes import SCOPES
@@ -14,9 +15,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.config import load_settings
+    from app.store import StoreError
+    from app.store.select import is_database_url, open_store, shown
 
-    settings = load_settings(args.lockfiles, args.config)  # fail fast, with the place named
-    settings.lockfiles.mkdir(parents=True, exist_ok=True)
+    settings = load_settings(args.lockfiles, args.config, store=args.store)  # fail fast, with the place named
+    if settings.store:
+        os.environ["MCP_GOVERNANCE_STORE"] = settings.store
+    if is_database_url(settings.store):
+        try:  # a service never runs against a database schema it does not know
+            open_store(str(settings.store), listen=False, min_size=0, max_size=1).close()
+        except StoreError as exc:
+            raise CliError(f"--store {shown(str(settings.store))}: {exc}") from None
+    else:
+        Path(settings.store or settings.lockfiles).mkdir(parents=True, exist_ok=True)
     os.environ["MCP_GOVERNANCE_LOCKFILES"] = str(settings.lockfiles)
     if settings.config_path is not None:
         os.environ["MCP_GOVERNANCE_CONFIG"] = str(settings.config_path)
@@ -25,15 +36,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         import secrets
 
         os.environ["MCP_GOVERNANCE_SESSION_SECRET"] = secrets.token_urlsafe(48)
+    metrics_dir = None
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         import tempfile
 
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mcp-governance-metrics-")
+        metrics_dir = tempfile.mkdtemp(prefix="mcp-governance-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     auth = f"{len(settings.tokens)} token(s)" if settings.auth_enabled else "auth OFF (no tokens configured)"
-    progress(f"mcp-governance: serving {settings.lockfiles} on http://{args.host}:{args.port} "
+    progress(f"mcp-governance: serving {shown(settings.store or settings.lockfiles)} on http://{args.host}:{args.port} "
              f"({args.workers} worker(s), {auth})")
-    uvicorn.run("app.api:app_from_environment", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level, access_log=args.access_log)
+    try:
+        uvicorn.run("app.api:app_from_environment", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level=args.log_level, access_log=args.access_log)
+    finally:
+        if metrics_dir is not None:  # ours, made above: the workers' metric files go with it
+            import shutil
+
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+            os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
     return EXIT_OK
 
 
@@ -72,6 +92,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve.add_argument("--lockfiles", metavar="DIR", default=default_lockfiles(),
                        help="the lockfile store (default: $MCP_GOVERNANCE_LOCKFILES or ./lockfiles)")
+    serve.add_argument("--store", metavar="URL|DIR", default=None,
+                       help="the store: a postgresql:// URL (replicas share it) or a directory "
+                            "(default: $MCP_GOVERNANCE_STORE, the config's store, or --lockfiles)")
     serve.add_argument("--config", metavar="FILE", default=os.environ.get("MCP_GOVERNANCE_CONFIG"),
                        help="config TOML: tokens, policy, body limit (default: $MCP_GOVERNANCE_CONFIG)")
     serve.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default: 1)")
