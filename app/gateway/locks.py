@@ -76,7 +76,7 @@ class MemoryStore(LockStore):
             raise UnknownVersion(server, number)
         return lock
 
-    def append_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
+    def commit_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
         raise StoreError("the gateway never locks: lock through the service or the CLI")
 
     def live(self, server: str) -> LiveRecord | None:
@@ -94,8 +94,8 @@ class MemoryStore(LockStore):
     def refused(self, server: str) -> list[RefusedAttempt]:
         return []
 
-    def ready(self) -> bool:
-        return True
+    def unready(self) -> str | None:
+        return None
 
 
 @dataclass(frozen=True)
