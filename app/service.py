@@ -374,8 +374,9 @@ class Governance:
         """Pick up lockfiles committed by hand and bring live diffs up to date with them.
         Incremental: a server whose stored state has not changed since the last pass costs a
         stat (a dict lookup on PostgreSQL), and the first pass runs after the service is ready."""
+        keys = self.store.change_keys()
         for server in self.store.servers():
-            key = self.store.change_key(server)
+            key = keys.get(server)
             if key is not None and self._reconciled.get(server) == key:
                 continue
             try:

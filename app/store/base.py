@@ -89,6 +89,10 @@ class LockStore(ABC):
         unknown, treat as changed). The service's reconcile skips servers whose key is unchanged."""
         return None
 
+    def change_keys(self) -> dict[str, object]:
+        """:meth:`change_key` of every server at once (one query on a database)."""
+        return {server: self.change_key(server) for server in self.servers()}
+
     @abstractmethod
     def unready(self) -> str | None:
         """None when the store can be read and written now; else one line saying why not

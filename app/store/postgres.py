@@ -7,12 +7,15 @@ replicas (``--store postgresql://...``).
   trigger refuses UPDATE, DELETE and TRUNCATE), the row's ``seq`` grows and a NOTIFY names
   the server and that seq. Two servers never wait on each other; two writers of one server
   are serialised by the database, not by this process.
-- Each replica caches current locks and live reports in memory and drops a server's entry
-  when a NOTIFY for it arrives on a dedicated LISTEN connection. While that connection is
-  down, nothing is cached (every read goes to the database); when it comes back, the cache
-  starts empty, so a notification missed meanwhile cannot leave a stale entry. An entry read
-  with an older seq than one already notified is never cached. A cache hit (the awareness
-  hot path) is a dictionary lookup.
+- Each replica caches current locks (parsed) and live reports in memory. A read through
+  :meth:`current` or :meth:`live` checks its entry with one small query (the server's
+  ``last_version`` / ``live_seq``): a lock or report accepted by any replica is served by every
+  other one at once, and a lock text is parsed once per version. The awareness hot path
+  (:meth:`live_if_cached`) does not query: its entries are dropped when a NOTIFY for the server
+  arrives on a dedicated LISTEN connection (milliseconds after the commit). While that
+  connection is down nothing is served from memory; when it comes back the cache starts empty,
+  so a notification missed meanwhile cannot leave a stale entry; an entry read with an older
+  counter than one already notified is never kept.
 - The database unreachable, or the connection lost during a request, is StoreUnavailable
   (503); ``unready`` says so and clears by itself when the database is back.
 """
@@ -54,6 +57,7 @@ log = logging.getLogger("mcp_governance.store")
 STATEMENT_TIMEOUT_MS = 10_000
 """No request waits on the database longer than this (then 503), never a hang."""
 CONNECT_TIMEOUT = 3
+APPLICATION_NAME = "mcp-governance"
 POOL_WAIT = 5.0
 
 
@@ -83,7 +87,8 @@ class PostgresStore(LockStore):
             raise StoreUnavailable(f"cannot reach the database: {_one_line(exc)}") from None
         self.channel = f"mcp_governance_{row[0] if row else 'public'}"
         self.pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, timeout=POOL_WAIT, open=True,
-                                   kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
+                                   kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
+                                           "application_name": APPLICATION_NAME},
                                    configure=_configure, name="mcp-governance")
         self._listener: threading.Thread | None = None
         if listen:
@@ -131,8 +136,8 @@ class PostgresStore(LockStore):
     def _keep(self, server: str, kind: str, seq: int, epoch: int, value: Any) -> None:
         """Cache a value read at ``seq`` unless a newer change was already notified."""
         with self._cache_lock:
-            if not self._listening or epoch != self._epoch or seq < self._seen.get((server, kind), 0):
-                return
+            if epoch == self._epoch and seq < self._seen.get((server, kind), 0):
+                return  # a newer change was notified meanwhile
             entry = self._cache.get((server, kind))
             if entry is None or entry.epoch != epoch or entry.seq <= seq:
                 self._cache[(server, kind)] = _Entry(seq, epoch, value)
@@ -154,7 +159,8 @@ class PostgresStore(LockStore):
     def _listen_forever(self) -> None:
         while not self._closed:
             try:
-                with psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as conn:
+                with psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
+                                     application_name=f"{APPLICATION_NAME} listen") as conn:
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
                     with self._cache_lock:  # anything cached before may have missed a notification
                         self._epoch += 1
@@ -187,31 +193,35 @@ class PostgresStore(LockStore):
         return [row[0] for row in rows]
 
     def change_key(self, server: str) -> object:
-        entries = (self._cached(server, "lock"), self._cached(server, "live"))
-        if any(entry is None for entry in entries):
-            return None
-        return tuple(entry.seq for entry in entries if entry is not None)
+        return self.change_keys().get(server)
+
+    def change_keys(self) -> dict[str, object]:
+        with self._conn() as conn:
+            rows = conn.execute("SELECT name, last_version, live_seq FROM servers").fetchall()
+        return {name: (version, live) for name, version, live in rows}
 
     def current(self, server: str) -> StoredLock | None:
-        entry = self._cached(server, "lock")
-        if entry is None:
-            epoch = self._epoch
-            with self._conn() as conn:
-                row = conn.execute(
-                    "SELECT s.seq, v.record, v.lock_text FROM servers s LEFT JOIN versions v "
-                    "ON v.server = s.name AND v.version = s.last_version WHERE s.name = %s", (server,)).fetchone()
-            if row is None:
-                return None
-            seq, record, text = row
-            value: StoredLock | CorruptLockfile | None = None
-            if record is not None:
-                try:
-                    value = _stored(server, json.loads(record), bytes(text))
-                except CorruptLockfile as exc:
-                    value = exc
-            self._keep(server, "lock", seq, epoch, value)
-        else:
-            value = entry.value
+        """One small read (the server's last version) checks the cached copy: a lock accepted
+        by any replica is served at once; the lock text is fetched and parsed only when new."""
+        epoch = self._epoch
+        with self._conn() as conn:
+            row = conn.execute("SELECT last_version FROM servers WHERE name = %s", (server,)).fetchone()
+            last = int(row[0]) if row else 0
+            entry = self._cache.get((server, "lock"))
+            if entry is not None and entry.seq == last:
+                value = entry.value
+            elif last == 0:
+                value = None
+            else:
+                found = conn.execute("SELECT record, lock_text FROM versions WHERE server = %s AND version = %s",
+                                     (server, last)).fetchone()
+                value = None
+                if found is not None:
+                    try:
+                        value = _stored(server, json.loads(found[0]), bytes(found[1]))
+                    except CorruptLockfile as exc:
+                        value = exc
+                self._keep(server, "lock", last, epoch, value)
         if isinstance(value, CorruptLockfile):
             raise value
         return value
@@ -230,19 +240,23 @@ class PostgresStore(LockStore):
         return _stored(server, json.loads(row[0]), bytes(row[1]))
 
     def live(self, server: str) -> LiveRecord | None:
-        entry = self._cached(server, "live")
-        if entry is not None:
-            return entry.value
+        """Checked like :meth:`current`, with the server's live-report counter."""
         epoch = self._epoch
         with self._conn() as conn:
-            row = conn.execute(
-                "SELECT s.seq, l.record FROM servers s LEFT JOIN LATERAL (SELECT record FROM live_reports "
-                "WHERE server = s.name ORDER BY reported_at DESC, instance LIMIT 1) l ON true WHERE s.name = %s",
-                (server,)).fetchone()
-        if row is None:
+            row = conn.execute("SELECT live_seq FROM servers WHERE name = %s", (server,)).fetchone()
+            if row is None or row[0] == 0:
+                return None
+            seq = int(row[0])
+            entry = self._cache.get((server, "live"))
+            if entry is not None and entry.seq == seq:
+                return entry.value
+            found = conn.execute("SELECT s.live_seq, l.record FROM servers s, live_reports l WHERE s.name = %s "
+                                 "AND l.server = s.name ORDER BY l.reported_at DESC, l.instance LIMIT 1",
+                                 (server,)).fetchone()
+        if found is None:
             return None
-        value = LiveRecord.from_json(json.loads(row[1])) if row[1] is not None else None
-        self._keep(server, "live", row[0], epoch, value)
+        value = LiveRecord.from_json(json.loads(found[1]))
+        self._keep(server, "live", int(found[0]), epoch, value)
         return value
 
     def live_if_cached(self, server: str) -> LiveRecord | None:
@@ -258,11 +272,15 @@ class PostgresStore(LockStore):
     # -- writing --------------------------------------------------------------------
 
     def _bump(self, conn: psycopg.Connection, server: str, kind: str, last_version: int | None = None) -> int:
-        if last_version is None:
-            row = conn.execute("UPDATE servers SET seq = seq + 1 WHERE name = %s RETURNING seq", (server,)).fetchone()
+        """Count the change and NOTIFY every replica (delivered when the transaction commits)."""
+        if kind == "lock":
+            row = conn.execute("UPDATE servers SET seq = seq + 1, last_version = %s WHERE name = %s "
+                               "RETURNING last_version", (last_version, server)).fetchone()
+        elif kind == "live":
+            row = conn.execute("UPDATE servers SET seq = seq + 1, live_seq = live_seq + 1 WHERE name = %s "
+                               "RETURNING live_seq", (server,)).fetchone()
         else:
-            row = conn.execute("UPDATE servers SET seq = seq + 1, last_version = %s WHERE name = %s RETURNING seq",
-                               (last_version, server)).fetchone()
+            row = conn.execute("UPDATE servers SET seq = seq + 1 WHERE name = %s RETURNING seq", (server,)).fetchone()
         assert row is not None
         conn.execute("SELECT pg_notify(%s, %s)", (self.channel, f"{kind}:{row[0]}:{server}"))
         return int(row[0])
