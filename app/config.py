@@ -7,6 +7,7 @@ From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment:
     policy = "policy.toml"            # optional: severity overrides and ignores (see app/policy.py)
     max_body_bytes = 16777216         # optional: request body limit (default 16 MiB)
     session_seconds = 28800           # optional: how long a dashboard sign-in lasts (default 8 hours)
+    work_budget_seconds = 10          # optional: most CPU time one request may spend (validation, diff, rendering)
 
     [[tokens]]
     name = "release-pipeline"         # shown in the audit log as "who" when the request names nobody
@@ -38,6 +39,7 @@ from app.scopes import SCOPES
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
 DEFAULT_SESSION_SECONDS = 8 * 3600
+DEFAULT_WORK_BUDGET = 10.0
 MIN_SESSION_SECRET = 32
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -71,6 +73,8 @@ class Settings:
     session_secret: str | None = None
     """Signs dashboard session cookies; None: a random one per process."""
     session_seconds: int = DEFAULT_SESSION_SECONDS
+    work_budget_seconds: float | None = DEFAULT_WORK_BUDGET
+    """The total work one request may do (:mod:`app.budget`); None: unbounded."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -132,7 +136,8 @@ def load_settings(
             raise InputError("no such file", where) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"invalid TOML: {exc}", where) from None
-        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds", "store"})
+        unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds", "store",
+                                      "work_budget_seconds"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r}", where)
     tokens = [_grant(entry, f"{config_path}: tokens[{i}]", allow_plain=False)
@@ -161,6 +166,14 @@ def load_settings(
             raise ValueError
     except (TypeError, ValueError):
         raise InputError("must be a positive number of seconds", "session_seconds") from None
+    work_budget = env.get("MCP_GOVERNANCE_WORK_BUDGET_SECONDS") or data.get("work_budget_seconds",
+                                                                            DEFAULT_WORK_BUDGET)
+    try:
+        work_budget = float(work_budget)
+        if not 0 < work_budget < 86400:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError("must be a positive number of seconds", "work_budget_seconds") from None
     session_secret = env.get("MCP_GOVERNANCE_SESSION_SECRET") or None
     if session_secret is not None and len(session_secret) < MIN_SESSION_SECRET:
         raise InputError(f"must be at least {MIN_SESSION_SECRET} characters", "MCP_GOVERNANCE_SESSION_SECRET")
@@ -182,4 +195,5 @@ def load_settings(
         config_path=config_path,
         session_secret=session_secret,
         session_seconds=session_seconds,
+        work_budget_seconds=work_budget,
     )

@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import regex
 
+from app.budget import seconds_left
+
 SEARCH_SECONDS = 0.025
 """Per search. Legitimate tool-argument patterns finish in microseconds."""
 
@@ -26,11 +28,12 @@ def _compiled(pattern: str) -> regex.Pattern[str] | None:
 
 def search(pattern: str, text: str, seconds: float = SEARCH_SECONDS) -> bool:
     """Whether ``pattern`` matches anywhere in ``text``; False for an invalid pattern or a
-    search that runs out of time."""
+    search that runs out of time. Never longer than what is left of the request's work
+    budget (:mod:`app.budget`), which raises once it has run out."""
     compiled = _compiled(pattern)
     if compiled is None:
         return False
     try:
-        return compiled.search(text, timeout=seconds) is not None
+        return compiled.search(text, timeout=seconds_left(seconds)) is not None
     except TimeoutError:
         return False

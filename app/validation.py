@@ -26,7 +26,7 @@ import enum
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol
 from urllib.parse import unquote
@@ -39,6 +39,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource
 
 from app import safe_regex
+from app.budget import BudgetExceeded, checkpoint
 from app.text import clip
 
 __all__ = [
@@ -259,8 +260,39 @@ def _is_undeclared(schema: Any, key: str) -> bool:
     return not any(safe_regex.search(pattern, key) for pattern in (schema.get("patternProperties") or {}))
 
 
+def _unique_key(value: Any) -> Hashable:
+    """A value's identity under JSON equality (``1`` and ``1.0`` are one value, ``true`` and
+    ``1`` two; key order never matters), hashable: uniqueItems in one pass."""
+    if isinstance(value, bool) or value is None:
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, list):
+        return ("a", tuple(_unique_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("o", frozenset((key, _unique_key(item)) for key, item in value.items()))
+    return ("?", id(value))
+
+
+def _unique_items(validator: _KeywordValidator, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """Near-linear (jsonschema's own compares every pair of unhashable items: minutes for
+    5,000 objects)."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: set[Hashable] = set()
+    for item in instance:
+        checkpoint()
+        key = _unique_key(item)
+        if key in seen:
+            yield ValidationError(f"{_short(repr(instance), 80)} has non-unique elements")
+            return
+        seen.add(key)
+
+
 _SAFE_KEYWORDS = {"pattern": _pattern, "patternProperties": _pattern_properties,
-                  "additionalProperties": _additional_properties}
+                  "additionalProperties": _additional_properties, "uniqueItems": _unique_items}
 """The keywords that run a schema's regexes on the model's text, with a time limit
 (jsonschema's own use Python's ``re``, which a crafted argument can stall for minutes)."""
 _SAFE_CLASSES: dict[type, type] = {}
@@ -549,6 +581,7 @@ def _collect(validator: Validator, arguments: Any, root: Any) -> list[_Hit]:
     """Every error's hits, deduplicated on (path, kind, message), in path order."""
     seen: dict[tuple[Any, ...], _Hit] = {}
     for error in validator.iter_errors(arguments):
+        checkpoint()
         for hit in _hits(error, root):
             seen.setdefault((hit.segments, hit.kind, hit.message), hit)
     return sorted(seen.values(), key=_sort_key)
@@ -572,6 +605,8 @@ def _problems(validator: Validator, schema: Any, arguments: Any) -> list[Problem
         hits = _collect(validator, arguments, schema)
     except RecursionError:
         return [Problem(ROOT, "other", arguments, None, "The arguments nest too deeply to be checked.")]
+    except BudgetExceeded:
+        raise  # the request is out of time: answered as such, never as a problem of the arguments
     except Exception as exc:  # noqa: BLE001 - an unresolvable $ref, an unknown type name...
         return [_schema_problem(arguments, _short(str(exc), 120) or type(exc).__name__)]
     return [Problem(dotted_path(hit.segments), hit.kind, hit.sent, hit.expected, hit.message) for hit in hits]

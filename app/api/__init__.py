@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from app import __version__, ui
 from app.api import problems
 from app.api.hotpath import AwarenessHotPath
-from app.api.limits import BodyLimit
+from app.api.limits import BodyLimit, WorkBudget
 from app.api.metrics import RequestMetrics
 from app.api.routes import dashboard, diffs, health, locks, servers
 from app.config import Settings, load_settings
@@ -67,6 +67,7 @@ def create_app(settings: Settings | None = None, governance: Governance | None =
         app.include_router(module.router)
     ui.install(app)
     app.add_middleware(AwarenessHotPath, fastapi_app=app)
+    app.add_middleware(WorkBudget, seconds=settings.work_budget_seconds)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(RequestMetrics)
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import ApiError
+from app.budget import budget
 
 
 class BodyTooLarge(ApiError):
@@ -57,3 +58,19 @@ async def _refuse(scope: Scope, send: Send, limit: int) -> None:
 
 async def _drain() -> Message:
     return {"type": "http.disconnect"}
+
+
+class WorkBudget:
+    """Pure ASGI middleware: every request runs under its total work budget
+    (:mod:`app.budget`; ``work_budget_seconds``), which follows it into the threadpool."""
+
+    def __init__(self, app: ASGIApp, seconds: float | None) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with budget(self.seconds):
+            await self.app(scope, receive, send)

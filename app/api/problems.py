@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 
+from app.budget import BudgetExceeded
 from app.problems import InputError
 from app.service import ServiceError
 from app.store import StoreUnavailable
@@ -137,6 +138,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> JSONResponse:
         return problem(422, "invalid_input", str(exc))
+
+    @app.exception_handler(BudgetExceeded)
+    async def budget_exceeded(request: Request, exc: BudgetExceeded) -> JSONResponse:
+        # 422, not 503: the input asked for the work, and the same input will again.
+        return problem(422, "budget_exceeded", str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+from app.budget import checkpoint
 from app.diff import rules as _rules  # noqa: F401  (registers every rule family)
 from app.diff.describe import schema_summary
 from app.diff.emitter import Emitter, Scope
@@ -57,14 +58,17 @@ def diff(before: Surface, after: Surface, policy: Policy | None = None) -> DiffR
         # the rest of the contract may have changed with the name: compare it like any tool
         compare_tool(out, before.tools[rename.old], after.tools[rename.new], tool_names)
     for name in removed:
+        checkpoint()
         if name not in renamed_old:
             emit_removed(out, before.tools[name], tool_names)
     for name in added:
+        checkpoint()
         if name not in renamed_new:
             emit_added(out, after.tools[name])
             new_tool_security(out, after.tools[name], tool_names)
     changed, unchanged = [], []
     for name in sorted(before.tools.keys() & after.tools.keys()):
+        checkpoint()  # the request's work budget (app.budget): a no-op outside a request
         if before.tools[name].digest == after.tools[name].digest:
             unchanged.append(name)
             continue
@@ -180,6 +184,7 @@ def rename_item(tool: Tool) -> Item:
     (argument names, their declared types, which are required, the actions of a grouped
     tool). The shape - argument names and required ones - pairs tools with unrelated names
     only when it is informative: a tool that takes no arguments has none."""
+    checkpoint()
     if not isinstance(tool.input_schema, dict):
         digest = ((tool.fusion or {}).get("surface") or {}).get("inputSchemaDigest")
         features: frozenset[Hashable] = frozenset({("digest", digest)} if digest else ())

@@ -18,6 +18,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from app.budget import BudgetExceeded
 from app.diff.schema.effective import (
     COUNT_DEFAULTS,
     SAFE_INTEGER,
@@ -97,6 +98,8 @@ def _run(validator: Validator, value: JSON) -> bool:
         return bool(validator.is_valid(value))
     except RecursionError as exc:
         raise Undecidable(type(exc).__name__) from None
+    except BudgetExceeded:
+        raise  # the request is out of time: stop, never read it as "undecidable"
     except Exception as exc:  # noqa: BLE001 - a schema error, an unresolvable reference, an unknown type name
         raise Undecidable(type(exc).__name__) from None
 

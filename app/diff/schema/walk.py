@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from app import budget
 from app.diff.describe import value_label
 from app.diff.schema.effective import IGNORED_KEYWORDS, Node, is_false, normal_value
 from app.diff.schema.kinds import Kind, effect
@@ -102,10 +103,6 @@ Checkpoint = Callable[[], None]
 """Called once per compared place: a request's CPU budget can stop a long walk there."""
 
 
-def _no_checkpoint() -> None:
-    return None
-
-
 def refuses(kind: Kind, facts: dict[str, Any]) -> bool:
     """Whether a reported change may refuse a value the old schema accepted (a property
     removed from an open object is still accepted, as an undocumented one)."""
@@ -121,7 +118,7 @@ def _combines(schema: dict[str, Any], keyword: str) -> bool:
 class SchemaComparer:
     """Walks two schemas and reports kinds of change to a sink."""
 
-    def __init__(self, sink: Sink, checkpoint: Checkpoint = _no_checkpoint, nesting: int = 0) -> None:
+    def __init__(self, sink: Sink, checkpoint: Checkpoint = budget.checkpoint, nesting: int = 0) -> None:
         self.sink = sink
         self.checkpoint = checkpoint
         self.nesting = nesting
