@@ -488,9 +488,22 @@ def test_unchanged_prompt_and_tool_with_cues_are_not_reported_again():
     "\u200b" * 50_000 + "x",
 ], ids=["letters", "ats", "ignores", "dashes", "url", "dots", "zwsp"])
 def test_hostile_long_texts_stay_fast(text):
-    start = time.perf_counter()
-    security(with_description("Pay."), with_description(text, "pay", other("send_email")))
-    assert time.perf_counter() - start < 2.0
+    """Not quadratic in the text: the whole text against its first quarter, measured in the
+    same test (a ratio: linear is 4x, quadratic 16x; ``a@a@...`` measures about 10x, the
+    e-mail cue's search being superlinear on it)."""
+
+    def fastest(value: str) -> float:
+        before, after = with_description("Pay."), with_description(value, "pay", other("send_email"))
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            security(before, after)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    quarter = fastest(text[: len(text) // 4])
+    whole = fastest(text)
+    assert whole / max(quarter, 0.005) < 13, (whole, quarter)
 
 
 # --- invariants -----------------------------------------------------------------------
