@@ -96,8 +96,10 @@ def test_openapi_documents_problem_json_for_every_error(client: TestClient) -> N
                 assert set(content) == {"application/problem+json"}, (method, path, status, set(content))
                 seen += 1
     assert seen > 10
-    problem = document["components"]["schemas"]["Problem"]
+    problem = document["components"]["schemas"]["ProblemDetails"]
     assert {"type", "title", "status", "detail", "code"} <= set(problem["required"])
+    # the validation-error issue model keeps its own name and shape
+    assert "path" in document["components"]["schemas"]["Problem"]["properties"]
 
 
 def test_openapi_documents_the_server_name_pattern(client: TestClient) -> None:

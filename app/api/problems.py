@@ -66,7 +66,7 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
 
 
 PROBLEM_SCHEMA: dict[str, Any] = {
-    "title": "Problem",
+    "title": "ProblemDetails",
     "description": "An RFC 9457 problem: one line in `detail`, a stable `code`; some codes add fields "
                    "(`deltas`, `attempt`, `current`, `server`, ...).",
     "type": "object",
@@ -90,14 +90,14 @@ COMMON_ERRORS = {
 
 def document_problems(schema: dict[str, Any], server_pattern: str) -> dict[str, Any]:
     """The OpenAPI document as the service answers: every 4xx/5xx response is
-    ``application/problem+json`` (one ``Problem`` schema; FastAPI's default 422 body is
+    ``application/problem+json`` (one ``ProblemDetails`` schema; FastAPI's default 422 body is
     never sent), authenticated operations list 401/403/422, and a ``server`` path parameter
     carries the server-name pattern."""
     components = schema.setdefault("components", {}).setdefault("schemas", {})
-    components["Problem"] = PROBLEM_SCHEMA
+    components["ProblemDetails"] = PROBLEM_SCHEMA  # "Problem" is the validation-error issue model
     for name in ("HTTPValidationError", "ValidationError"):
         components.pop(name, None)
-    content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    content = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}
     for path, item in schema.get("paths", {}).items():
         for operation in item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
