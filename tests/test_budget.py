@@ -7,6 +7,7 @@ write lock."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -87,12 +88,17 @@ def test_the_budget_is_per_request_and_absent_outside_one() -> None:
 # --------------------------------------------------------------------------- scaling
 
 
-def _fastest(run: Callable[[], object], repeat: int = 3) -> float:
+def _fastest(run: Callable[[], object], repeat: int = 5) -> float:
     best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
+    gc.collect()
+    gc.disable()  # a collection landing in one run is noise, not growth
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
     return best
 
 
@@ -110,7 +116,7 @@ def test_unique_items_grow_near_linearly() -> None:
         return lambda: validate_arguments(schema, value)
 
     ratio = _ratio(make, 1000)
-    assert ratio < 9, f"4x the items took {ratio:.1f}x the time (quadratic is 16x)"
+    assert ratio < 10, f"4x the items took {ratio:.1f}x the time (quadratic is 16x)"
     assert validate_arguments(schema, {"xs": [{"a": 1, "b": [1.0]}, {"b": [1], "a": 1}]})  # equal under JSON
 
 
@@ -121,7 +127,7 @@ def test_renaming_tools_whose_names_have_spaces_grows_near_linearly() -> None:
         return lambda: diff(before, after)
 
     ratio = _ratio(make, 150)
-    assert ratio < 9, f"4x the tools took {ratio:.1f}x the time (quadratic is 16x)"
+    assert ratio < 10, f"4x the tools took {ratio:.1f}x the time (quadratic is 16x)"
 
 
 # --------------------------------------------------------------------------- the store's lock
