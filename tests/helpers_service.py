@@ -30,7 +30,9 @@ from app.jsontypes import JSON
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_JSON = "application/problem+json"
-START_TIMEOUT = 15.0
+START_TIMEOUT = 60.0
+"""How long a started server may take to answer: generous, since loops poll readiness (a loaded
+2-core machine running several suites has taken over 10 s); success never waits for it."""
 
 # -- surfaces ---------------------------------------------------------------------------
 

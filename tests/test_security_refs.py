@@ -175,3 +175,13 @@ def test_a_ref_beside_a_contradicting_type_accepts_nothing_in_the_diff() -> None
     result = diff(load_surface(surface({"name": "t", "inputSchema": before})),
                   load_surface(surface({"name": "t", "inputSchema": after})))
     assert result.summary["BREAKING"] == 0, result.deltas
+
+
+def test_the_sdk_integrations_never_fetch_a_reference(listener: Listener, marker_file: str) -> None:
+    from mcp_governance.integrations._core import input_problem
+
+    for ref in refs(listener, marker_file):
+        schema = {"type": "object", "properties": {"note": {"$ref": ref}, "n": {"type": "integer"}}}
+        assert input_problem(schema, {"n": "not a number"})  # the rest is still checked
+        input_problem(schema, {"note": "x"})
+    assert listener.requests == []

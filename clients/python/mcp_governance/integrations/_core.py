@@ -223,3 +223,30 @@ class Governed:
 
 
 __all__ = ["DEFAULT_BUDGET", "MARK", "REPORT_TIMEOUT", "Governed", "dump", "is_envelope", "origin", "result_dict"]
+
+
+def input_problem(schema: Any, arguments: Any) -> bool:
+    """True when ``arguments`` fail ``schema`` (jsonschema, a dependency of every MCP SDK).
+    A ``$ref`` outside the schema is never fetched (a registry whose retrieve refuses):
+    such a reference is unknown, and the arguments are not judged by it."""
+    if not isinstance(schema, Mapping):
+        return False
+    import jsonschema
+
+    try:
+        validator = jsonschema.validators.validator_for(schema)
+        return next(iter(validator(schema, registry=_no_retrieval()).iter_errors(arguments)), None) is not None
+    except jsonschema.exceptions.SchemaError:
+        return False
+    except Exception:  # noqa: BLE001 - an unknown (never fetched) reference: not the arguments' fault
+        return False
+
+
+def _no_retrieval() -> Any:
+    from referencing import Registry
+    from referencing.exceptions import NoSuchResource
+
+    def refuse(uri: str) -> Any:
+        raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field; the stubs omit it
+
+    return Registry(retrieve=refuse)  # type: ignore[call-arg]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -35,7 +35,7 @@ from mcp.shared.exceptions import McpError
 
 from mcp_governance.client import GovernanceClient
 from mcp_governance.errors import error_from_exception
-from mcp_governance.integrations._core import MARK, Governed, dump, is_envelope, result_dict
+from mcp_governance.integrations._core import MARK, Governed, dump, input_problem, is_envelope, result_dict
 from mcp_governance.jsontypes import JSON
 
 log = logging.getLogger("mcp_governance.mcp_sdk")
@@ -60,19 +60,6 @@ def _server_result(result: types.CallToolResult) -> types.ServerResult:
 
 def _text_result(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
-
-
-def _input_problem(schema: Any, arguments: Any) -> bool:
-    """True when ``arguments`` fail ``schema`` (jsonschema, as the SDK validates)."""
-    if not isinstance(schema, Mapping):
-        return False
-    import jsonschema
-
-    try:
-        validator = jsonschema.validators.validator_for(schema)
-        return next(iter(validator(schema).iter_errors(arguments)), None) is not None
-    except jsonschema.exceptions.SchemaError:
-        return False
 
 
 def _returning_results(fn: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
@@ -136,7 +123,7 @@ class GovernedV1(Governed):
         tools = {tool["name"]: tool for tool in await self._list(types.ListToolsRequest, "tools/list", "tools")}
         if name not in tools:
             return (await self.unknown_tool(name)).to_call_tool_result()
-        if _input_problem(tools[name].get("inputSchema"), arguments):
+        if input_problem(tools[name].get("inputSchema"), arguments):
             xml = await self.validation_error(name, arguments)
             if xml is not None:
                 return _text_result(xml)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from mcp_governance.client import GovernanceClient
 from mcp_governance.errors import error_from_exception
-from mcp_governance.integrations._core import MARK, Governed, dump, is_envelope, origin, result_dict
+from mcp_governance.integrations._core import MARK, Governed, dump, input_problem, is_envelope, origin, result_dict
 from mcp_governance.jsontypes import JSON
 
 log = logging.getLogger("mcp_governance.mcp_sdk")
@@ -165,19 +165,6 @@ class GovernedMCPServer(Governed):
 # --------------------------------------------------------------------------- low-level Server
 
 
-def _input_problem(schema: Any, arguments: Any) -> bool:
-    """True when ``arguments`` fail ``schema`` (jsonschema; the SDK depends on it)."""
-    if not isinstance(schema, Mapping):
-        return False
-    import jsonschema
-
-    try:
-        validator = jsonschema.validators.validator_for(schema)
-        return next(iter(validator(schema).iter_errors(arguments)), None) is not None
-    except jsonschema.exceptions.SchemaError:
-        return False
-
-
 class GovernedLowLevel(Governed):
     framework = "mcp 2.x low-level Server"
 
@@ -223,7 +210,7 @@ class GovernedLowLevel(Governed):
         tools = {tool["name"]: tool for tool in await self._list("tools/list", "tools", ctx)}
         if name not in tools:
             return unknown_result(await self.unknown_tool(name))
-        if _input_problem(tools[name].get("inputSchema"), arguments):
+        if input_problem(tools[name].get("inputSchema"), arguments):
             xml = await self.validation_error(name, arguments)
             if xml is not None:
                 return _text_result(xml)
