@@ -37,7 +37,7 @@ from app.store import (
     VersionConflict,
     VersionRecord,
 )
-from app.validation import as_problem, validate_arguments
+from app.validation import as_problem, validate_compiled
 
 log = logging.getLogger("mcp_governance.service")
 
@@ -565,7 +565,8 @@ class Governance:
         spec = surface.tools[name]
         if issues is None:
             action = action or _discriminated_action(spec, arguments)
-            problems = validate_arguments(input_schema_for(spec, action), arguments)
+            # compiled once per tool digest and action (the hot path of every governed server and gateway)
+            problems = validate_compiled(input_schema_for(spec, action), arguments, f"{spec.digest}#{action or ''}")
             if not problems:
                 return True, ""
         else:

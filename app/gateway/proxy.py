@@ -326,10 +326,14 @@ class Gateway:
     async def serve_stdio(self) -> None:
         from mcp.server.stdio import stdio_server
 
+        from app.gateway.stdio import loop_stdio
+
         async with AsyncExitStack() as stack:
             await self.connect(stack)
             assert self.server is not None
-            async with stdio_server() as (read, write):
+            pipes = await stack.enter_async_context(loop_stdio())
+            streams = stdio_server(*pipes) if pipes is not None else stdio_server()
+            async with streams as (read, write):
                 await self.server.run(read, write, self.server.create_initialization_options())
 
     async def serve_http(self, host: str, port: int) -> None:
