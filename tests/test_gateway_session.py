@@ -258,3 +258,39 @@ def test_over_streamable_http_a_rug_pull_is_blocked_and_the_rest_passes(lockfile
 
 
 
+
+
+def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfiles, tmp_path):
+    """The lock is fetched again on every tools/list_changed: once someone approves the new
+    schema (a lock with approved_by), the tool comes back."""
+    import shutil
+
+    from app.service import Governance, LockRequest
+    from app.store import FileStore
+
+    own = tmp_path / "lockfiles"
+    shutil.copytree(lockfiles, own)
+
+    def approve_live() -> None:
+        gov = Governance(FileStore(own))
+        deadline = time.monotonic() + 10
+        while True:
+            live = gov.live_surface("weather")
+            if live is not None and "units" in json.dumps(live.tools["get_weather"].input_schema):
+                break
+            assert time.monotonic() < deadline, "the gateway never reported the rug-pulled surface"
+            time.sleep(0.05)
+        gov.lock("weather", live, LockRequest(who="test", approved_by="reviewer", reason="units are fine"))
+
+    async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
+        await rug_pull(client, seen, "schema")
+        blocked = await client.list_tools()
+        await anyio.to_thread.run_sync(approve_live)
+        seen.tools_changed = anyio.Event()
+        await rug_pull(client, seen, "schema")  # the server says its tools changed again
+        return blocked, await client.list_tools(), await client.call_tool("get_weather", {"city": "Oslo", "units": "C"})
+
+    blocked, approved, called = run(own, tmp_path, "enforce", script)
+    assert weather_tool(blocked) is None
+    assert "units" in weather_tool(approved).input_schema["properties"]
+    assert text_of(called) == "sunny in Oslo, 21 C"

@@ -219,6 +219,8 @@ class Gateway:
         """The server says its tools changed (maybe a rug pull): check again, tell the client
         when what it may see changed."""
         try:
+            # the lock may have moved too (a change approved since): fetched again, off the loop
+            await anyio.to_thread.run_sync(self.core.load_lock)
             changed = await self.check()
         except Exception:  # keep serving the last verdict; the log says why
             log.exception("the contract check after tools/list_changed failed; keeping the last verdict")
