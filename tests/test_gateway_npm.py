@@ -73,6 +73,7 @@ async def sampling(context: Any, params: types.CreateMessageRequestParams) -> ty
                                      content=types.TextContent(type="text", text="the sampled answer"))
 
 
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
 def test_everything_in_enforce(everything, everything_locked):
     progress: list[float] = []
 
@@ -88,6 +89,9 @@ def test_everything_in_enforce(everything, everything_locked):
             "new_name": await client.call_tool("get-sum", {"a": 1, "b": 2}),
             "prompt": await client.get_prompt("simple-prompt"),
             "resources": await client.list_resources(),
+            "completion": await client.complete(types.PromptReference(type="ref/prompt", name="completable-prompt"),
+                                                {"name": "department", "value": "Eng"}),
+            "log_level": await client.set_logging_level("debug"),
             "long": await client.call_tool("trigger-long-running-operation", {"duration": 0.2, "steps": 2},
                                            progress_callback=on_progress),
         }
@@ -105,6 +109,7 @@ def test_everything_in_enforce(everything, everything_locked):
     blocked = parse_tool_error(text_of(got["new_name"]))
     assert blocked is not None and blocked.code == "FORBIDDEN"
     assert got["prompt"].messages and got["resources"].resources
+    assert "Engineering" in got["completion"].completion.values
     assert got["long"].is_error is not True and progress == [1.0, 2.0]
 
 
