@@ -9,6 +9,7 @@ no registry is reached while a test runs.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -44,20 +45,26 @@ def install(package: str) -> list[str]:
     cache = cache_dir() / "npm"
     prefix = cache / "installed" / f"{package.replace('/', '+')}@{version}"
     manifest = prefix / "node_modules" / package / "package.json"
-    if not manifest.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        try:
-            done = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-save", f"{package}@{version}"],
-                                  env=_npm_env(cache), capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            raise CannotInstall(f"npm cannot install {package}@{version}: no answer in {INSTALL_TIMEOUT} s") from None
-        if done.returncode != 0 or not manifest.exists():
-            lines = [line for line in done.stderr.splitlines() if line.strip()]
-            raise CannotInstall(f"npm cannot install {package}@{version}: {lines[-1] if lines else done.returncode}")
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f".install-{package.replace('/', '+')}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # test processes (xdist workers) install one at a time
+        if not manifest.exists():
+            _npm_install(npm, cache, prefix, manifest, package, version)
     meta = json.loads(manifest.read_text(encoding="utf-8"))
     binary = meta["bin"] if isinstance(meta["bin"], str) else next(iter(meta["bin"].values()))
     return [node, str(manifest.parent / binary)]
+
+
+def _npm_install(npm: str, cache: Path, prefix: Path, manifest: Path, package: str, version: str) -> None:
+    try:
+        done = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-save", f"{package}@{version}"],
+                              env=_npm_env(cache), capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise CannotInstall(f"npm cannot install {package}@{version}: no answer in {INSTALL_TIMEOUT} s") from None
+    if done.returncode != 0 or not manifest.exists():
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        raise CannotInstall(f"npm cannot install {package}@{version}: {lines[-1] if lines else done.returncode}")
 
 
 def installed(package: str) -> list[str]:
