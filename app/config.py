@@ -8,6 +8,7 @@ From a TOML file (``--config`` / ``MCP_GOVERNANCE_CONFIG``) and the environment:
     max_body_bytes = 16777216         # optional: request body limit (default 16 MiB)
     session_seconds = 28800           # optional: how long a dashboard sign-in lasts (default 8 hours)
     work_budget_seconds = 10          # optional: most CPU time one request may spend (validation, diff, rendering)
+    instance_seconds = 3600           # optional: an instance's live report counts this long (default 1 hour)
 
     [[tokens]]
     name = "release-pipeline"         # shown in the audit log as "who" when the request names nobody
@@ -75,6 +76,8 @@ class Settings:
     session_seconds: int = DEFAULT_SESSION_SECONDS
     work_budget_seconds: float | None = DEFAULT_WORK_BUDGET
     """The total work one request may do (:mod:`app.budget`); None: unbounded."""
+    instance_seconds: int = 3600
+    """How long an instance's live report counts as that instance's (then it expires)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -137,7 +140,7 @@ def load_settings(
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"invalid TOML: {exc}", where) from None
         unknown = sorted(set(data) - {"tokens", "max_body_bytes", "policy", "session_seconds", "store",
-                                      "work_budget_seconds"})
+                                      "work_budget_seconds", "instance_seconds"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r}", where)
     tokens = [_grant(entry, f"{config_path}: tokens[{i}]", allow_plain=False)
@@ -177,6 +180,13 @@ def load_settings(
     session_secret = env.get("MCP_GOVERNANCE_SESSION_SECRET") or None
     if session_secret is not None and len(session_secret) < MIN_SESSION_SECRET:
         raise InputError(f"must be at least {MIN_SESSION_SECRET} characters", "MCP_GOVERNANCE_SESSION_SECRET")
+    instance_seconds = env.get("MCP_GOVERNANCE_INSTANCE_SECONDS") or data.get("instance_seconds", 3600)
+    try:
+        instance_seconds = int(instance_seconds)
+        if instance_seconds <= 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError("must be a positive number of seconds", "instance_seconds") from None
     store = store or env.get("MCP_GOVERNANCE_STORE") or data.get("store") or None
     if store is not None and not isinstance(store, str):
         raise InputError("expected a postgresql:// URL or a directory", f"{config_path}: store")
@@ -189,6 +199,7 @@ def load_settings(
     return Settings(
         lockfiles=Path(lockfiles),
         store=store,
+        instance_seconds=instance_seconds,
         tokens=tuple(tokens),
         max_body_bytes=max_body,
         policy=policy_path,

@@ -151,17 +151,21 @@ class _LiveView:
     result: DiffResult | None
     tools: frozenset[str]
     surface: Surface | None = None
+    expires: float = float("inf")
+    """When the report stops counting as its instance's (seconds since the epoch)."""
     rendered: OrderedDict[tuple[str, str | None, int, tuple[str, ...]], str] = field(default_factory=OrderedDict)
 
 
 class Governance:
     RENDER_CACHE = 512
 
-    def __init__(self, store: LockStore, policy: Policy | None = None) -> None:
+    def __init__(self, store: LockStore, policy: Policy | None = None, instance_ttl: float = 3600.0) -> None:
         self.store = store
+        self.instance_ttl = instance_ttl
+        """Seconds an instance's live report counts after it was made (then the server's last is used)."""
         self.policy = policy
         """One policy for every server: its per-server sections apply by server name."""
-        self._views: dict[str, _LiveView] = {}
+        self._views: dict[tuple[str, str | None], _LiveView] = {}
         self._views_lock = threading.Lock()
         self._reconciled: dict[str, object] = {}
 
@@ -338,14 +342,16 @@ class Governance:
 
     # -- live surfaces -------------------------------------------------------------
 
-    def report_live(self, server: str, surface: Surface) -> LiveRecord:
-        """An MCP server reports what it exposes now: diff it against the lock once, keep it."""
+    def report_live(self, server: str, surface: Surface, instance: str | None = None) -> LiveRecord:
+        """An MCP server reports what it exposes now: diff it against the lock once, keep it
+        (as ``instance``'s last report when the instance names itself)."""
         surface = replace(surface, server=server)
-        record = self._live_record(server, surface, utc_now())
+        record = self._live_record(server, surface, utc_now(), instance)
         self.store.save_live(record)
         return record
 
-    def _live_record(self, server: str, surface: Surface, reported_at: str) -> LiveRecord:
+    def _live_record(self, server: str, surface: Surface, reported_at: str,
+                     instance: str | None = None) -> LiveRecord:
         try:
             current = self.store.current(server)
         except CorruptLockfile:
@@ -360,15 +366,16 @@ class Governance:
             lock_digest=current.record.integrity_digest if current else None,
             locked_at=current.record.locked_at if current else None,
             result=result.to_json() if result else None,
+            instance=instance,
         )
 
     def _refresh_live(self, server: str) -> None:
         """A new lock: recompute the cached live diff against it."""
-        live = self.store.live(server)
-        if live is None or self.store.read_only:  # read-only: live_record diffs on read instead
+        if self.store.read_only:  # read-only: live_record diffs on read instead
             return
-        surface = read_document(live.surface_document)
-        self.store.save_live(self._live_record(server, surface, live.reported_at))
+        for live in self.store.live_reports(server):  # oldest first: the newest stays the server's last
+            surface = read_document(live.surface_document)
+            self.store.save_live(self._live_record(server, surface, live.reported_at, live.instance))
 
     def reconcile(self) -> None:
         """Pick up lockfiles committed by hand and bring live diffs up to date with them.
@@ -389,11 +396,22 @@ class Governance:
             self._reconciled[server] = self.store.change_key(server)
             time.sleep(0)  # let request threads run between servers
 
-    def live_record(self, server: str) -> LiveRecord | None:
-        """The server's last live report, its diff against the current lock: a report older
-        than the lock (a lock by another process or replica, a file committed by hand) is
-        diffed again on read, never served stale until the background reconcile comes by."""
-        live = self.store.live(server)
+    def instance_fresh(self, record: LiveRecord) -> bool:
+        """Whether an instance was heard from within ``instance_ttl`` seconds."""
+        return _seconds(record.reported_at) + self.instance_ttl >= time.time()
+
+    def named_instance(self, server: str, instance: str | None) -> str | None:
+        """``instance`` when it has a report that has not expired; else None (the server's last)."""
+        if not instance:
+            return None
+        record = self.store.live(server, instance)
+        return instance if record is not None and self.instance_fresh(record) else None
+
+    def live_record(self, server: str, instance: str | None = None) -> LiveRecord | None:
+        """The server's last live report (or ``instance``'s), its diff against the current lock:
+        a report older than the lock (a lock by another process or replica, a file committed by
+        hand) is diffed again on read, never served stale until the background reconcile comes by."""
+        live = self.store.live(server, instance)
         if live is None:
             return None
         try:
@@ -402,28 +420,28 @@ class Governance:
             return live
         if current is None or live.lock_digest == current.record.integrity_digest:
             return live
-        record = self._live_record(server, read_document(live.surface_document), live.reported_at)
+        record = self._live_record(server, read_document(live.surface_document), live.reported_at, live.instance)
         if not self.store.read_only:
             try:
                 self.store.save_live(record)
             except StoreUnavailable:
                 return record
-            return self.store.live(server) or record
+            return self.store.live(server, instance) or record
         return record
 
-    def live_view(self, server: str) -> _LiveView | None:
-        record = self.live_record(server)
+    def live_view(self, server: str, instance: str | None = None) -> _LiveView | None:
+        record = self.live_record(server, instance)
         if record is None:
             return None
-        view = self._views.get(server)
+        view = self._views.get((server, instance))
         if view is not None and view.record is record:
             return view
         result = (result_from_json(record.result, record.lock_digest or "", record.live_digest)
                   if record.result else None)
         tools = frozenset(record.surface_document.get("tools", {}))
-        view = _LiveView(record, result, tools)
+        view = _LiveView(record, result, tools, expires=_seconds(record.reported_at) + self.instance_ttl)
         with self._views_lock:
-            self._views[server] = view
+            self._views[(server, instance)] = view
         return view
 
     def live_surface(self, server: str) -> Surface | None:
@@ -463,14 +481,16 @@ class Governance:
     # -- awareness and validation errors -------------------------------------------
 
     def awareness(self, server: str, tool: str, action: str | None = None, max_changes: int = 5,
-                  failed: tuple[str, ...] = ()) -> str:
+                  failed: tuple[str, ...] = (), instance: str | None = None) -> str:
         """The ``<contract_awareness>`` section from the cached live diff ('' when nothing
         is relevant); for a tool the lock knows and the live surface lacks, the section that
         says it was removed (:func:`app.awareness.render_removed`). ``failed``: the dotted
-        paths of a validation error's arguments, whose changes come first. Raises NotFound
-        for an unknown server or tool."""
-        view = self.live_view(server)  # (re)load the live record into memory when it changed
-        cached = self.cached_awareness(server, tool, action, max_changes, failed)
+        paths of a validation error's arguments, whose changes come first. ``instance``: the
+        calling instance, whose own last report is used while it has not expired. Raises
+        NotFound for an unknown server or tool."""
+        instance = self.named_instance(server, instance)
+        view = self.live_view(server, instance)  # (re)load the live record into memory when it changed
+        cached = self.cached_awareness(server, tool, action, max_changes, failed, instance)
         if cached is None and view is not None:  # a view the store's cache does not hold (read-only: diffed in memory)
             cached = self._render(view, tool, action, max_changes, failed)
         if cached is not None:
@@ -485,15 +505,18 @@ class Governance:
         raise NotFound(f"unknown tool {tool!r} of server {server!r}", server=server, tool=tool)
 
     def cached_awareness(self, server: str, tool: str, action: str | None = None,
-                         max_changes: int = 5, failed: tuple[str, ...] = ()) -> str | None:
+                         max_changes: int = 5, failed: tuple[str, ...] = (), instance: str | None = None,
+                         ) -> str | None:
         """The section when memory answers it alone (the hot path: one stat of the live
         record, then usually a cache hit; never file reading, the store lock or a diff);
         None when the slow path must decide (no live report yet in this process, a newer
         one on disk, an unknown tool)."""
-        record = self.store.live_if_cached(server)
-        view = self._views.get(server)
+        record = self.store.live_if_cached(server, instance)
+        view = self._views.get((server, instance))
         if record is None or view is None or view.record is not record:
             return None
+        if instance and view.expires < time.time():
+            return None  # an expired instance: the slow path answers with the server's last report
         return self._render(view, tool, action, max_changes, failed)
 
     def _render(self, view: _LiveView, tool: str, action: str | None, max_changes: int,
@@ -597,6 +620,16 @@ def input_schema_for(tool: Tool, action: str | None) -> JSON:
 
 # -- dashboards ------------------------------------------------------------------------
 
+def _seconds(stamp: str) -> float:
+    """An ISO-8601 UTC stamp (as ``utc_now`` writes it) as seconds since the epoch; 0 when unreadable."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
 def _counts(result: dict[str, JSON] | None) -> dict[str, int]:
     return dict(result.get("summary", {})) if result else {s.value: 0 for s in Severity}
 
@@ -619,7 +652,7 @@ def server_status(gov: Governance, server: str) -> dict[str, JSON]:
     else:
         status = "in-sync" if live.live_digest == current.record.integrity_digest else "drifted"
     result = live.result if live is not None and current is not None else None
-    return {
+    row: dict[str, JSON] = {
         "server": server,
         "version": current.record.version if current else None,
         "locked_at": current.record.locked_at if current else None,
@@ -632,6 +665,33 @@ def server_status(gov: Governance, server: str) -> dict[str, JSON]:
         "counts": _counts(result),
         "last_reported": live.reported_at if live else None,
     }
+    instances = instance_statuses(gov, server, current.record.integrity_digest if current else None)
+    if instances:
+        row["instances"] = instances
+    severities = {row["maxSeverity"], *(instance["maxSeverity"] for instance in instances)}
+    row["worstSeverity"] = next((s.value for s in Severity if s.value in severities), None)
+    return row
+
+
+def instance_statuses(gov: Governance, server: str, lock_digest: str | None) -> list[dict[str, JSON]]:
+    """Each instance that named itself and has not expired: its last report's drift, by name."""
+    rows: list[dict[str, JSON]] = []
+    for report in gov.store.live_reports(server):
+        if not report.instance or not gov.instance_fresh(report):
+            continue
+        record = gov.live_record(server, report.instance) or report  # diffed again if the lock moved
+        result = record.result if lock_digest is not None else None
+        rows.append({
+            "instance": report.instance,
+            "reported_at": record.reported_at,
+            "live_digest": record.live_digest,
+            "lock_version": record.lock_version,
+            "status": ("unlocked" if lock_digest is None
+                       else "in-sync" if record.live_digest == lock_digest else "drifted"),
+            "maxSeverity": result.get("maxSeverity") if result else None,
+            "counts": _counts(result),
+        })
+    return sorted(rows, key=lambda row: str(row["instance"]))
 
 
 def fleet_status(gov: Governance, covers: Callable[[str], bool]) -> list[dict[str, JSON]]:

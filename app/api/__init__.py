@@ -35,7 +35,8 @@ Errors are `application/problem+json` with a stable `code`.
 
 def build_governance(settings: Settings) -> Governance:
     policy = load_policy(settings.policy) if settings.policy else None  # a broken file stops the start
-    return Governance(open_store(settings.store or settings.lockfiles, summarize=summarizer(policy)), policy)
+    return Governance(open_store(settings.store or settings.lockfiles, summarize=summarizer(policy)), policy,
+                      instance_ttl=settings.instance_seconds)
 
 
 def create_app(settings: Settings | None = None, governance: Governance | None = None) -> FastAPI:

@@ -56,6 +56,11 @@ class AwarenessHotPath:
         limit = query.get("max", ["5"])
         if len(tool) != 1 or not tool[0] or len(action) != 1 or len(limit) != 1 or not is_server_name(server):
             return False
+        instances = query.get("instance") or [value.decode("latin-1") for name, value in scope["headers"]
+                                              if name == b"x-instance-id"]
+        if len(instances) > 1 or (instances and instances[0] and not is_server_name(instances[0])):
+            return False  # the route says what is wrong with it
+        instance = instances[0] if instances and instances[0] else None
         if not limit[0].isdigit() or not 1 <= int(limit[0]) <= 20:
             return False
         state = self.fastapi_app.state
@@ -65,7 +70,8 @@ class AwarenessHotPath:
             permit(caller_for(state.settings.tokens, authorization), SCOPES, server)
         except ApiError:
             return False
-        text = state.governance.cached_awareness(server, tool[0], action[0] or None, int(limit[0]))
+        text = state.governance.cached_awareness(server, tool[0], action[0] or None, int(limit[0]),
+                                                 instance=instance)
         if text is None:
             return False
         scope["route"] = self._route  # the metrics label it with the route's template

@@ -183,6 +183,16 @@ class ValidationErrorResponse(BaseModel):
     xml: str = Field(description="The <validation_error> with <contract_awareness> embedded; empty when valid.")
 
 
+class InstanceStatus(BaseModel):
+    instance: str
+    reported_at: str
+    live_digest: str
+    lock_version: int | None = Field(None, description="The lock version the report was diffed against")
+    status: Literal["in-sync", "drifted", "unlocked"]
+    maxSeverity: str | None
+    counts: dict[str, int]
+
+
 class ServerStatus(BaseModel):
     server: str
     version: int | None
@@ -193,6 +203,10 @@ class ServerStatus(BaseModel):
     maxSeverity: str | None
     counts: dict[str, int]
     last_reported: str | None
+    instances: list[InstanceStatus] | None = Field(
+        None, description="Each instance that reported with an instance id and has not expired (absent: none did)")
+    worstSeverity: str | None = Field(None, description="The worst change of the server's last report and of "
+                                                        "every instance's: the fleet's worst")
 
 
 class Dashboard(BaseModel):

@@ -97,7 +97,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     with GovernanceClient(args.url, service_token(args)) as client:
         try:
             # The raising flavour: unlike an MCP server at start, a person wants the refusal.
-            body = client.put_live(surface.server, lock_document(surface))
+            body = client.put_live(surface.server, lock_document(surface), instance=args.instance)
         except GovernanceError as exc:
             raise CliError(f"{args.url}: {exc}") from None
         except ValueError:
@@ -203,6 +203,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     live.add_argument("--url", metavar="URL", default=os.environ.get("MCP_GOVERNANCE_URL"),
                       help="the governance service (default: $MCP_GOVERNANCE_URL)")
     live.add_argument("--token", metavar="T", help="bearer token (default: $MCP_GOVERNANCE_TOKEN)")
+    live.add_argument("--instance", metavar="ID",
+                      help="which instance of the server this is (kept apart during a rollout; X-Instance-Id)")
     add_input_format(live)
     add_live_source(live)
     live.set_defaults(handler=cmd_live)

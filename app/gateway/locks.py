@@ -79,11 +79,15 @@ class MemoryStore(LockStore):
     def commit_version(self, record: VersionRecord, text: bytes, surface: Surface | None = None) -> None:
         raise StoreError("the gateway never locks: lock through the service or the CLI")
 
-    def live(self, server: str) -> LiveRecord | None:
+    def live(self, server: str, instance: str | None = None) -> LiveRecord | None:
         return self._live.get(server)
 
-    def live_if_cached(self, server: str) -> LiveRecord | None:
+    def live_if_cached(self, server: str, instance: str | None = None) -> LiveRecord | None:
         return self._live.get(server)
+
+    def live_reports(self, server: str) -> list[LiveRecord]:
+        live = self._live.get(server)
+        return [live] if live is not None else []
 
     def save_live(self, record: LiveRecord) -> None:
         self._live[record.server] = record

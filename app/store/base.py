@@ -57,22 +57,24 @@ class LockStore(ABC):
         reads back as: a store may keep it instead of parsing the text again."""
 
     @abstractmethod
-    def live(self, server: str) -> LiveRecord | None:
-        """The last live surface the server reported, with its diff."""
-
-    def live_reports(self, server: str) -> list[LiveRecord]:
-        """Every kept live report of the server (one per instance), for export."""
-        live = self.live(server)
-        return [live] if live is not None else []
+    def live(self, server: str, instance: str | None = None) -> LiveRecord | None:
+        """The last live surface the server reported (any instance), with its diff; with
+        ``instance``, the last one that instance reported."""
 
     @abstractmethod
-    def live_if_cached(self, server: str) -> LiveRecord | None:
+    def live_reports(self, server: str) -> list[LiveRecord]:
+        """Every kept live report of the server, one per instance (and one for reports that
+        named no instance), oldest first."""
+
+    @abstractmethod
+    def live_if_cached(self, server: str, instance: str | None = None) -> LiveRecord | None:
         """The live record when it is already in memory and still current; None when only
         :meth:`live` can tell (reading it is I/O the awareness hot path does not do)."""
 
     @abstractmethod
     def save_live(self, record: LiveRecord) -> None:
-        """Keep a live report (durably: a restart keeps it)."""
+        """Keep a live report (durably: a restart keeps it), as its instance's last report and
+        as the server's last report."""
 
     @abstractmethod
     def save_refused(self, attempt: RefusedAttempt) -> None:

@@ -7,7 +7,8 @@ Layout::
     lockfiles/.store/<server>/audit.jsonl     append-only audit log, one VersionRecord per line
     lockfiles/.store/<server>/versions/000001.lock.toml   every accepted version, immutable
     lockfiles/.store/<server>/pending.json     a lock in flight (present only during a write)
-    lockfiles/.store/<server>/live.json       the last live report and its diff
+    lockfiles/.store/<server>/live.json       the last live report and its diff (any instance)
+    lockfiles/.store/<server>/instances/<id>.json   the last live report of one instance
     lockfiles/.store/<server>/refused/<id>.json   a refused (409) lock attempt awaiting approval
 
 A lock is written in this order, under the server's ``flock`` (two servers never wait on
@@ -99,7 +100,7 @@ class FileStore(LockStore):
         # Per server, valid while the files' stat key is unchanged.
         self._current_cache: dict[str, _Cached[StoredLock | CorruptLockfile | None]] = {}
         self._history_cache: dict[str, _Cached[tuple[VersionRecord, ...]]] = {}
-        self._live_cache: dict[str, _Cached[LiveRecord | None]] = {}
+        self._live_cache: dict[tuple[str, str | None], _Cached[LiveRecord | None]] = {}
         self._cache_lock = threading.Lock()
         self._probe: tuple[float, str | None] = (0.0, None)
 
@@ -128,7 +129,9 @@ class FileStore(LockStore):
     def _pending(self, server: str) -> Path:
         return self._dir(server) / "pending.json"
 
-    def _live_path(self, server: str) -> Path:
+    def _live_path(self, server: str, instance: str | None = None) -> Path:
+        if instance:
+            return self._dir(server) / "instances" / f"{check_server_name(instance, 'instance')}.json"
         return self._dir(server) / "live.json"
 
     def _refused_dir(self, server: str) -> Path:
@@ -173,7 +176,7 @@ class FileStore(LockStore):
                 if entry.is_dir() and is_server_name(entry.name):
                     directory = Path(entry.path)
                     temps = [*_temp_files(directory), *_temp_files(directory / "versions"),
-                             *_temp_files(directory / "refused")]
+                             *_temp_files(directory / "refused"), *_temp_files(directory / "instances")]
                     if temps:
                         found.setdefault(entry.name, []).extend(temps)
         for server, paths in found.items():
@@ -282,10 +285,10 @@ class FileStore(LockStore):
             raise UnknownVersion(server, number) from None
         return StoredLock(record, _verified(server, text, self._shown(path)), text)
 
-    def live(self, server: str) -> LiveRecord | None:
-        path = self._live_path(server)
+    def live(self, server: str, instance: str | None = None) -> LiveRecord | None:
+        path = self._live_path(server, instance)
         key = (_stat_key(path),)
-        cached = self._live_cache.get(server)
+        cached = self._live_cache.get((server, instance))
         if cached is not None and cached.key == key:
             return cached.value
         try:
@@ -293,15 +296,30 @@ class FileStore(LockStore):
         except FileNotFoundError:
             record = None
         with self._cache_lock:
-            self._live_cache[server] = _Cached(key, record)
+            self._live_cache[(server, instance)] = _Cached(key, record)
         return record
 
-    def live_if_cached(self, server: str) -> LiveRecord | None:
-        path = self._live_path(server)
-        cached = self._live_cache.get(server)
+    def live_if_cached(self, server: str, instance: str | None = None) -> LiveRecord | None:
+        path = self._live_path(server, instance)
+        cached = self._live_cache.get((server, instance))
         if cached is None or cached.value is None or cached.key != (_stat_key(path),):
             return None
         return cached.value
+
+    def live_reports(self, server: str) -> list[LiveRecord]:
+        found: list[LiveRecord] = []
+        latest = self.live(server)
+        if latest is not None and not latest.instance:
+            found.append(latest)
+        directory = self._dir(server) / "instances"
+        if directory.is_dir():
+            for entry in os.scandir(directory):
+                if entry.name.endswith(".json") and not entry.name.startswith("."):
+                    with contextlib.suppress(ValueError, OSError):  # never half a record: renamed into place
+                        record = self.live(server, entry.name[: -len(".json")])
+                        if record is not None:
+                            found.append(record)
+        return sorted(found, key=lambda record: (record.reported_at, record.instance or ""))
 
     def refused(self, server: str) -> list[RefusedAttempt]:
         return [attempt for _, attempt in self._refused_files(server)]
@@ -360,7 +378,11 @@ class FileStore(LockStore):
     def save_live(self, record: LiveRecord) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         with self.writing(record.server):
-            write_atomic(self._live_path(record.server), data)
+            if record.instance:
+                write_atomic(self._live_path(record.server, record.instance), data)
+            latest = self.live(record.server)
+            if latest is None or latest.reported_at <= record.reported_at:
+                write_atomic(self._live_path(record.server), data)  # the server's newest report
 
     def save_refused(self, attempt: RefusedAttempt) -> None:
         with self.writing(attempt.server):

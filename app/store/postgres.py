@@ -136,7 +136,7 @@ class PostgresStore(LockStore):
     def _keep(self, server: str, kind: str, seq: int, epoch: int, value: Any) -> None:
         """Cache a value read at ``seq`` unless a newer change was already notified."""
         with self._cache_lock:
-            if epoch == self._epoch and seq < self._seen.get((server, kind), 0):
+            if epoch == self._epoch and seq < self._seen.get((server, kind.split("/", 1)[0]), 0):
                 return  # a newer change was notified meanwhile
             entry = self._cache.get((server, kind))
             if entry is None or entry.epoch != epoch or entry.seq <= seq:
@@ -152,9 +152,12 @@ class PostgresStore(LockStore):
         with self._cache_lock:
             key = (server, kind)
             self._seen[key] = max(self._seen.get(key, 0), seq)
-            entry = self._cache.get(key)
-            if entry is not None and entry.seq < seq:
-                del self._cache[key]
+            stale = [other for other in self._cache if other[0] == server and other[1].startswith("live")] \
+                if kind == "live" else [key]
+            for other in stale:
+                entry = self._cache.get(other)
+                if entry is not None and entry.seq < seq:
+                    del self._cache[other]
 
     def _listen_forever(self) -> None:
         while not self._closed:
@@ -239,29 +242,38 @@ class PostgresStore(LockStore):
             raise UnknownVersion(server, number)
         return _stored(server, json.loads(row[0]), bytes(row[1]))
 
-    def live(self, server: str) -> LiveRecord | None:
+    def live(self, server: str, instance: str | None = None) -> LiveRecord | None:
         """Checked like :meth:`current`, with the server's live-report counter."""
+        kind = f"live/{instance}" if instance else "live"
         epoch = self._epoch
         with self._conn() as conn:
             row = conn.execute("SELECT live_seq FROM servers WHERE name = %s", (server,)).fetchone()
             if row is None or row[0] == 0:
                 return None
             seq = int(row[0])
-            entry = self._cache.get((server, "live"))
+            entry = self._cache.get((server, kind))
             if entry is not None and entry.seq == seq:
                 return entry.value
-            found = conn.execute("SELECT s.live_seq, l.record FROM servers s, live_reports l WHERE s.name = %s "
-                                 "AND l.server = s.name ORDER BY l.reported_at DESC, l.instance LIMIT 1",
-                                 (server,)).fetchone()
-        if found is None:
-            return None
-        value = LiveRecord.from_json(json.loads(found[1]))
-        self._keep(server, "live", int(found[0]), epoch, value)
+            if instance:
+                found = conn.execute("SELECT s.live_seq, l.record FROM servers s, live_reports l WHERE s.name = %s "
+                                     "AND l.server = s.name AND l.instance = %s", (server, instance)).fetchone()
+            else:
+                found = conn.execute("SELECT s.live_seq, l.record FROM servers s, live_reports l WHERE s.name = %s "
+                                     "AND l.server = s.name ORDER BY l.reported_at DESC, l.seq DESC LIMIT 1",
+                                     (server,)).fetchone()
+        value = LiveRecord.from_json(json.loads(found[1])) if found is not None else None
+        self._keep(server, kind, int(found[0]) if found is not None else seq, epoch, value)
         return value
 
-    def live_if_cached(self, server: str) -> LiveRecord | None:
-        entry = self._cached(server, "live")
+    def live_if_cached(self, server: str, instance: str | None = None) -> LiveRecord | None:
+        entry = self._cached(server, f"live/{instance}" if instance else "live")
         return entry.value if entry is not None else None
+
+    def live_reports(self, server: str) -> list[LiveRecord]:
+        with self._conn() as conn:
+            rows = conn.execute("SELECT record FROM live_reports WHERE server = %s ORDER BY reported_at, seq",
+                                (server,)).fetchall()
+        return [LiveRecord.from_json(json.loads(row[0])) for row in rows]
 
     def refused(self, server: str) -> list[RefusedAttempt]:
         with self._conn() as conn:
@@ -307,17 +319,19 @@ class PostgresStore(LockStore):
 
     def save_live(self, record: LiveRecord) -> None:
         server = check_server_name(record.server, "server")
-        instance = str(getattr(record, "instance", None) or "")
+        instance = record.instance or ""
         epoch = self._epoch
         with self._conn() as conn, conn.transaction():
             conn.execute("INSERT INTO servers (name) VALUES (%s) ON CONFLICT DO NOTHING", (server,))
             conn.execute("SELECT 1 FROM servers WHERE name = %s FOR UPDATE", (server,))
-            conn.execute("INSERT INTO live_reports (server, instance, reported_at, record) VALUES (%s, %s, %s, %s) "
-                         "ON CONFLICT (server, instance) DO UPDATE SET reported_at = excluded.reported_at, "
-                         "record = excluded.record", (server, instance, record.reported_at, _dumps(record.to_json())))
             seq = self._bump(conn, server, "live")
-        if not instance:
-            self._keep(server, "live", seq, epoch, record)
+            conn.execute("INSERT INTO live_reports (server, instance, reported_at, record, seq) "
+                         "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (server, instance) DO UPDATE SET "
+                         "reported_at = excluded.reported_at, record = excluded.record, seq = excluded.seq",
+                         (server, instance, record.reported_at, _dumps(record.to_json()), seq))
+        self._keep(server, "live", seq, epoch, record)  # the server's last report, whichever instance
+        if instance:
+            self._keep(server, f"live/{instance}", seq, epoch, record)
 
     def save_refused(self, attempt: RefusedAttempt) -> None:
         server = check_server_name(attempt.server, "server")

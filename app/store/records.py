@@ -63,6 +63,8 @@ class LiveRecord:
     locked_at: str | None
     result: dict[str, JSON] | None
     """``DiffResult.to_json()`` of lock -> live; None when the server has no lock."""
+    instance: str | None = None
+    """The instance that reported it (``X-Instance-Id``); None: one that did not name itself."""
 
     def to_json(self) -> dict[str, JSON]:
         return asdict(self)

@@ -15,6 +15,20 @@ from app.problems import InputError
 from app.service import Governance, server_status
 
 router = APIRouter(tags=["mcp servers"])
+INSTANCE_HEADER = "X-Instance-Id"
+
+
+def instance_of(request: Request, query: str | None) -> str | None:
+    """The calling instance: ``?instance=`` or the ``X-Instance-Id`` header (a name like a
+    server's); None when it does not name itself."""
+    value = query if query is not None else request.headers.get(INSTANCE_HEADER)
+    if value is None or value == "":
+        return None
+    return server_name(value, "instance")
+
+
+INSTANCE_QUERY = Query(None, description="The reporting or calling instance (or the X-Instance-Id header): "
+                                         "its last report is kept apart and used for its awareness")
 
 
 @router.put(
@@ -24,11 +38,13 @@ router = APIRouter(tags=["mcp servers"])
     openapi_extra=openapi_body(any_surface=True, toml="An mcp-governance TOML lockfile"),
     responses={422: {"description": "Bad input"}},
 )
-async def put_live(server: str, request: Request, caller: Caller = Depends(require("report"))) -> LiveResponse:
+async def put_live(server: str, request: Request, instance: str | None = INSTANCE_QUERY,
+                   caller: Caller = Depends(require("report"))) -> LiveResponse:
     server_name(server, "server")
+    named = instance_of(request, instance)
     surface = await raw_surface(request, server)
     gov: Governance = request.app.state.governance
-    record = await run_in_threadpool(gov.report_live, server, surface)  # store lock + diff: off the loop
+    record = await run_in_threadpool(gov.report_live, server, surface, named)  # store write + diff: off the loop
     result = record.result or {}
     status = (await run_in_threadpool(server_status, gov, server))["status"]
     return LiveResponse(server=server, live_digest=record.live_digest, reported_at=record.reported_at,
@@ -52,11 +68,12 @@ def get_awareness(
     tool: str = Query(..., min_length=1, description="The tool, or tool.action"),
     action: str | None = Query(None, description="The action of a grouped tool"),
     max: int = Query(5, ge=1, le=20, description="At most this many changes"),
+    instance: str | None = INSTANCE_QUERY,
     caller: Caller = Depends(require("report", "read")),
 ) -> Response:
     server_name(server, "server")
     gov: Governance = request.app.state.governance
-    text = gov.awareness(server, tool, action, max)
+    text = gov.awareness(server, tool, action, max, instance=instance_of(request, instance))
     answered_by = {ANSWERED_BY: "route"}
     if not text:
         metrics.AWARENESS.labels("empty").inc()

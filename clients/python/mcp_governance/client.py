@@ -101,10 +101,11 @@ class GovernanceClient:
                               headers=headers)
         return LockResult(response.status_code, response.json())
 
-    def put_live(self, server: str, surface: JSON) -> dict[str, JSON]:
+    def put_live(self, server: str, surface: JSON, instance: str | None = None) -> dict[str, JSON]:
         """Report a live surface from a pipeline or the CLI: raises when refused (the MCP
-        server's own start-up report uses :meth:`report_live`, which never raises)."""
-        return self._call("PUT", f"/servers/{server}/live", json=surface).json()
+        server's own start-up report uses :meth:`report_live`, which never raises).
+        ``instance``: which instance of the server reports (kept apart during a rollout)."""
+        return self._call("PUT", f"/servers/{server}/live", json=surface, headers=_instance(instance)).json()
 
     def check(self, server: str, surface: JSON) -> dict[str, JSON]:
         return self._call("POST", "/check", json={"server": server, "surface": surface}).json()
@@ -117,10 +118,10 @@ class GovernanceClient:
 
     # -- MCP-server calls (never raise) --------------------------------------------
 
-    def report_live(self, server: str, surface: JSON) -> dict[str, JSON] | None:
+    def report_live(self, server: str, surface: JSON, instance: str | None = None) -> dict[str, JSON] | None:
         """Report the live surface at server start; None when the service is unavailable."""
         try:
-            response = self._http.put(f"/servers/{server}/live", json=surface)
+            response = self._http.put(f"/servers/{server}/live", json=surface, headers=_instance(instance))
             if response.status_code >= 400:
                 log.warning("governance service refused the live surface of %s: %s", server, response.text[:200])
                 return None
@@ -176,3 +177,8 @@ class GovernanceClient:
 
 
 __all__ = ["GovernanceClient", "GovernanceError", "LockResult"]
+
+
+def _instance(instance: str | None) -> dict[str, str]:
+    """The header that names the reporting instance (none when it does not name itself)."""
+    return {"X-Instance-Id": instance} if instance else {}
