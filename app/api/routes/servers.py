@@ -11,6 +11,7 @@ from app.api.bodies import json_body, openapi_body, raw_surface, server_name, va
 from app.api.hotpath import ANSWERED_BY
 from app.api.models import LiveResponse, ValidationErrorBody, ValidationErrorResponse
 from app.api.security import Caller, require
+from app.names import SERVER_NAME_PATTERN
 from app.problems import InputError
 from app.service import Governance, server_status
 
@@ -27,8 +28,9 @@ def instance_of(request: Request, query: str | None) -> str | None:
     return server_name(value, "instance")
 
 
-INSTANCE_QUERY = Query(None, description="The reporting or calling instance (or the X-Instance-Id header): "
-                                         "its last report is kept apart and used for its awareness")
+INSTANCE_QUERY = Query(None, pattern=SERVER_NAME_PATTERN, max_length=128,
+                       description="The reporting or calling instance (or the X-Instance-Id header), named like a "
+                                   "server: its last report is kept apart and used for its awareness")
 
 
 @router.put(
