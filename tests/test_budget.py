@@ -171,3 +171,15 @@ def test_no_schema_regex_runs_while_a_store_write_lock_is_held(tmp_path: Path, a
             response = lock(client, changed, approved_by="alice")
             assert response.status_code == 201, response.text
         assert searched and under_lock == []  # the diff did search, never under the lock
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "sarif", "junit", "json"])
+def test_rendering_a_report_checks_the_budget(fmt: str) -> None:
+    from app.diff.reports import render_report
+
+    result = diff(load_surface(_many(200, "old"), server="s"), load_surface(_many(200, "new"), server="s"))
+    render_report(result, fmt)  # no budget: renders
+    with pytest.raises(BudgetExceeded), budget(0.0):
+        checkpoint()  # the clock starts
+        time.sleep(0.01)
+        render_report(result, fmt)

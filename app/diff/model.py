@@ -13,6 +13,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Protocol
 
+from app.budget import checkpoint
 from app.jsontypes import JSON
 
 
@@ -121,6 +122,7 @@ class Delta:
         return (self.severity.rank, self.tool or "", self.action or "", self.path, self.rule, self.id)
 
     def to_json(self, witness: bool = True) -> dict[str, JSON]:
+        checkpoint()  # rendering counts against the request's work budget (app.budget)
         shown = self.witness if witness else None
         return {
             "id": self.id,

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.budget import checkpoint
 from app.diff.model import SEVERITY_ORDER, Delta, DiffResult, IgnoredDelta, Severity
 from app.diff.rules.prompts_resources import GROUP_LABELS
 from app.text import reveal
@@ -24,16 +25,20 @@ _WHITESPACE = re.compile(r"[\t\n\r]+")
 
 def visible(text: str) -> str:
     """One line: line breaks and tabs become a space, other invisible characters ``[U+XXXX]``."""
+    checkpoint()
     return reveal(_WHITESPACE.sub(" ", text))
 
 
 def visible_lines(text: str) -> str:
     """Like :func:`visible` but keeps line breaks (as ``\\n``), for formats that escape them."""
+    checkpoint()
     return "\n".join(reveal(line.replace("\t", " ")) for line in _LINE_BREAKS.split(text))
 
 
 def scope(delta: Delta) -> str | None:
-    """``tool/action``, ``tool``, or None for deltas that belong to no tool (prompts, resources)."""
+    """``tool/action``, ``tool``, or None for deltas that belong to no tool (prompts, resources).
+    Every renderer names each delta's scope: the request's work budget is checked here."""
+    checkpoint()
     if delta.tool is None:
         return None
     return f"{delta.tool}/{delta.action}" if delta.action is not None else delta.tool

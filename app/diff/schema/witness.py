@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from app.budget import checkpoint
 from app.diff.model import Witness
 from app.diff.schema.effective import effective, list_at, object_at
 from app.diff.schema.instances import (
@@ -68,6 +69,7 @@ def build_witness(evidence: Evidence) -> Witness:
         values = [*evidence.seeds, *sampler.samples(local), *sampler_for(target_root).beyond(limits)]
         tried = 0
         for candidate in embed(sampler, source_root, evidence.instance, values):
+            checkpoint()  # the request's work budget (app.budget)
             tried += 1
             if tried > MAX_CANDIDATES:
                 break
