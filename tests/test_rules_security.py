@@ -5,6 +5,7 @@ only moved or was reworded."""
 from __future__ import annotations
 
 import copy
+import gc
 import time
 from typing import Any
 
@@ -490,20 +491,23 @@ def test_unchanged_prompt_and_tool_with_cues_are_not_reported_again():
 def test_hostile_long_texts_stay_fast(text):
     """Not quadratic in the text: the whole text against its first quarter, measured in the
     same test (a ratio: linear is 4x, quadratic 16x; ``a@a@...`` measures about 10x, the
-    e-mail cue's search being superlinear on it)."""
-
-    def fastest(value: str) -> float:
-        before, after = with_description("Pay."), with_description(value, "pay", other("send_email"))
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            security(before, after)
-            best = min(best, time.perf_counter() - start)
-        return best
-
-    quarter = fastest(text[: len(text) // 4])
-    whole = fastest(text)
-    assert whole / max(quarter, 0.005) < 13, (whole, quarter)
+    e-mail cue's search being superlinear on it). Runs alternate and the fastest of each
+    counts, with the collector off, so a busy machine slows both sides alike."""
+    quarter = text[: len(text) // 4]
+    pairs = [(with_description("Pay."), with_description(value, "pay", other("send_email"))) for value in
+             (quarter, text)]
+    best = [float("inf"), float("inf")]
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            for index, (before, after) in enumerate(pairs):
+                start = time.perf_counter()
+                security(before, after)
+                best[index] = min(best[index], time.perf_counter() - start)
+    finally:
+        gc.enable()
+    assert best[1] / max(best[0], 0.005) < 14, best
 
 
 # --- invariants -----------------------------------------------------------------------
