@@ -145,11 +145,13 @@ def test_enforce_blocks_the_poisoned_tool_and_pin_rewords_nothing_it_need_not(lo
 
 
 def test_observe_reports_a_rug_pull_and_validates_against_the_new_schema(lockfiles, tmp_path):
-    async def script(client: Client, seen: Seen) -> tuple[Any, Any]:
+    async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
         await rug_pull(client, seen, "schema")
-        return await client.list_tools(), await client.call_tool("get_weather", {"city": "Paris"})
+        return (await client.list_tools(), await client.call_tool("get_weather", {"city": "Paris"}),
+                await client.list_prompts())
 
-    listing, invalid = run(lockfiles, tmp_path, "observe", script)
+    listing, invalid, prompts = run(lockfiles, tmp_path, "observe", script)
+    assert prompts.prompts[1].description == "Ask for tomorrow's weather.\u200b"  # observe changes nothing
     assert "units" in weather_tool(listing).input_schema["properties"]
     assert invalid.is_error is True and text_of(invalid).startswith("<validation_error")
     assert "<contract_awareness" in text_of(invalid)
@@ -171,7 +173,8 @@ def test_everything_ungoverned_passes_through(lockfiles, tmp_path):
         }
 
     got = run(lockfiles, tmp_path, "enforce", script)
-    assert [prompt.name for prompt in got["prompts"].prompts] == ["forecast"]
+    assert [prompt.name for prompt in got["prompts"].prompts] == ["forecast", "tomorrow"]
+    assert got["prompts"].prompts[1].description == "Ask for tomorrow's weather."  # hidden character removed
     assert "forecast for Oslo" in got["prompt"].messages[0].content.text
     assert [str(resource.uri) for resource in got["resources"].resources] == ["weather://cities"]
     assert got["resource"].contents[0].text == "Paris, Oslo"
@@ -294,3 +297,24 @@ def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfil
     assert weather_tool(blocked) is None
     assert "units" in weather_tool(approved).input_schema["properties"]
     assert text_of(called) == "sunny in Oslo, 21 C"
+
+
+def test_a_gateway_fronts_a_streamable_http_server_with_upstream_url(lockfiles, tmp_path):
+    """Two gateways in a row: the first serves the weather server over streamable HTTP, the
+    second fronts that URL (``--upstream-url``) for a stdio client, in pin mode."""
+    with listening_gateway(lockfiles, tmp_path, "observe") as url:
+        params = gateway_params("weather", [], mode="pin", lockfiles=lockfiles, options=("--upstream-url", url))
+        params = params.model_copy(update={"args": [arg for arg in params.args if arg != "--"]})
+
+        async def scenario() -> tuple[Any, Any, Any]:
+            seen = Seen()
+            with tempfile.TemporaryFile("w+") as log:
+                async with gateway_client(params, log, message_handler=seen.message) as client:
+                    listing = await client.list_tools()
+                    valid = await client.call_tool("get_weather", {"city": "Oslo"})
+                    await rug_pull(client, seen, "poison")  # relayed by both gateways
+                    return listing, valid, await client.list_tools()
+
+        listing, valid, after = anyio.run(scenario)
+    assert weather_tool(listing).description == DESCRIPTION and text_of(valid) == "sunny in Oslo"
+    assert weather_tool(after).description == DESCRIPTION  # pinned: the poisoned text never reaches the client

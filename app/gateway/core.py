@@ -33,6 +33,8 @@ from mcp_governance.errors import ErrorCode, ToolErrorEnvelope, parse_tool_error
 
 log = logging.getLogger("mcp_governance.gateway")
 
+LISTED = {"prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resourceTemplates"}
+"""The forwarded listings whose texts a model reads (the items' key in the result)."""
 DEFAULT_BUDGET = 0.2
 """Seconds a call may wait on the governance service; past it the local answer goes out."""
 
@@ -201,6 +203,20 @@ class GatewayCore:
 
     def served_tools(self) -> list[dict[str, JSON]]:
         return self.state.served
+
+    def clean_listing(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+        """A forwarded prompts or resources listing: in enforce and pin, with the hidden
+        characters removed from what the model reads (titles and descriptions), said in the log."""
+        key = LISTED.get(method)
+        if key is None or self.settings.mode is Mode.OBSERVE or not isinstance(result.get(key), list):
+            return result
+        items = result[key]
+        clean, removed = strip_hidden(items)
+        if not removed:
+            return result
+        log.warning("gateway %s: removed %d hidden character(s) from the %s listing", self.settings.server, removed,
+                    key)
+        return {**result, key: clean}
 
     # -- tools/call ----------------------------------------------------------------
 

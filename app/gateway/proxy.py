@@ -236,7 +236,7 @@ class Gateway:
             key = object()
             self._inflight[key] = ctx
             try:
-                return _for_client(ctx, await self.request(ctx.method, ctx.params))
+                return _for_client(ctx, self.core.clean_listing(ctx.method, await self.request(ctx.method, ctx.params)))
             finally:
                 self._inflight.pop(key, None)
 

@@ -90,6 +90,10 @@ def build() -> MCPServer:
         """Ask for a forecast."""
         return f"What is the forecast for {city}?"
 
+    @server.prompt(description="Ask for tomorrow's weather.\u200b")  # a hidden character, locked as it is
+    def tomorrow(city: str) -> str:
+        return f"What will the weather be in {city} tomorrow?"
+
     @server.resource("weather://cities", description="The cities we know.")
     def cities() -> str:
         return "Paris, Oslo"
