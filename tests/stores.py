@@ -27,7 +27,7 @@ import pytest
 
 PG_ADMIN_URL = os.environ.get("MCP_GOVERNANCE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 BOTH_STORES = {"test_store_contract", "test_api", "test_api_auth", "test_service_refused", "test_api_input",
-               "test_api_hotpath", "test_instances", "test_pagination", "test_transfer"}
+               "test_api_hotpath", "test_instances", "test_pagination", "test_transfer", "test_lock_roundtrip"}
 """Modules whose tests run on both stores."""
 
 _backend: list[str] = ["dir"]

@@ -91,7 +91,7 @@ def test_the_cli_locks_then_checks_a_surface_with_empty_objects(tmp_path: Path) 
     assert "corrupt" not in checked.stdout + checked.stderr
 
 
-def test_the_service_serves_a_lock_with_empty_objects_after_a_restart(tmp_path: Path) -> None:
+def test_the_service_serves_a_lock_with_empty_objects_after_a_restart(tmp_path: Path, store_backend: str) -> None:
     value = {"tools": [AWKWARD[4]]}
     with api(tmp_path) as client:
         response = lock(client, value, server="empties")
