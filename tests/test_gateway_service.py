@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_governance.errors import parse_tool_error
 from tests.gateway_fixtures import SERVERS, env, gateway_client, gateway_params, names, text_of
@@ -69,9 +71,10 @@ async def listing(client: Any) -> Any:
 
 def test_the_lock_comes_from_the_service_and_the_live_surface_goes_back(service, tmp_path):
     lock_v1(service)
-    assert names(session(tmp_path, service.url, "v2", "enforce", listing)) == []
+    assert names(session(tmp_path, service.url, "v2", "enforce", listing, options=("--instance-id", "gw-1"))) == []
     status = wait_for_live(service.url, "billing")
     assert status["status"] == "drifted"
+    assert [(row["instance"], row["status"]) for row in status.get("instances") or []] == [("gw-1", "drifted")]
     assert (tmp_path / "cache" / "billing.lock.json").exists()
 
 
@@ -172,3 +175,13 @@ def test_a_service_without_the_servers_lock_means_every_tool_is_new(service, tmp
     assert names(listed) == []
     info = parse_tool_error(text_of(refused))
     assert info is not None and info.code == "FORBIDDEN" and "not in the lock of billing" in info.message
+
+
+@given(st.text(max_size=300), st.integers(min_value=1, max_value=2**22), st.text("0123456789abcdef", min_size=6,
+                                                                                  max_size=6))
+def test_the_default_instance_id_is_always_a_name_the_service_accepts(host, pid, suffix):
+    from app.cli.gatewaycmd import default_instance
+    from mcp_governance.names import is_server_name
+
+    instance = default_instance(host, pid, suffix)
+    assert is_server_name(instance) and instance.endswith(f"-{pid}-{suffix}")

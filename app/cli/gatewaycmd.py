@@ -25,6 +25,14 @@ def upstream_env(token: str | None) -> dict[str, str]:
             if not key.startswith("MCP_GOVERNANCE_") and not (token and token in value)}
 
 
+def default_instance(host: str, pid: int, suffix: str) -> str:
+    """``host-pid-suffix``, named like a server (the service refuses any other instance name)."""
+    tail = f"-{pid}-{suffix}"
+    head = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_.-") else "-" for ch in host)
+    head = head.lstrip("_.-")[: 128 - len(tail)] or "gateway"
+    return head + tail
+
+
 def _listen(value: str) -> tuple[str, int]:
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or int(port) > 65535:
@@ -61,7 +69,10 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     from app.gateway.proxy import Gateway
 
     token = service_token(args)  # kept from the server's environment even when no service is used
-    instance = args.instance_id or f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    instance = args.instance_id or default_instance(os.uname().nodename, os.getpid(), uuid.uuid4().hex[:6])
+    if not is_server_name(instance):
+        raise CliError(f"--instance-id: {instance!r} is not a valid instance name (named like a server: letters, "
+                       "digits, '_', '.', '-'; starting with a letter or digit; at most 128 characters)")
     source: LockSource
     if args.service:
         source = ServiceSource(args.service, token, Path(args.cache_dir), instance, timeout=args.service_timeout)
