@@ -7,6 +7,7 @@ computed then (it is on every MCP server's error path).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import logging
 import threading
@@ -23,6 +24,7 @@ from app.diff.serialize import result_from_json
 from app.jsontypes import JSON
 from app.lockfile import lock_document, read_document, utc_now, write_surface
 from app.model import Surface, Tool
+from app.names import is_server_name
 from app.policy import Policy
 from app.problems import InputError
 from app.store import (
@@ -697,6 +699,47 @@ def instance_statuses(gov: Governance, server: str, lock_digest: str | None) -> 
 def fleet_status(gov: Governance, covers: Callable[[str], bool]) -> list[dict[str, JSON]]:
     """The dashboard rows of every server ``covers`` admits (a caller's server globs), by name."""
     return [server_status(gov, server) for server in gov.store.servers() if covers(server)]
+
+
+DEFAULT_PAGE = 100
+"""Servers per page of GET /dashboard and GET /lockfiles when the caller gives no ``limit``."""
+MAX_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class Page:
+    servers: list[str]
+    next_cursor: str | None
+    """Pass it as ``cursor`` for the next page; None: this is the last one."""
+
+
+def page_of(gov: Governance, covers: Callable[[str], bool], cursor: str | None, limit: int) -> Page:
+    """A page of the servers ``covers`` admits, by name, after ``cursor`` (opaque: the last
+    name of the previous page, base64url). Servers added or removed between pages never make
+    a page repeat or skip one that was there throughout."""
+    after = _cursor_name(cursor) if cursor else None
+    names = [server for server in gov.store.servers() if (after is None or server > after) and covers(server)]
+    page = names[:limit]
+    more = len(names) > limit
+    return Page(page, base64.urlsafe_b64encode(page[-1].encode()).decode().rstrip("=") if more else None)
+
+
+def _cursor_name(cursor: str) -> str:
+    try:
+        name = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        name = ""
+    if not is_server_name(name):
+        raise InputError("not a cursor this service gave (pass next_cursor of the previous page)", "cursor")
+    return name
+
+
+def fleet_page(gov: Governance, covers: Callable[[str], bool], cursor: str | None,
+               limit: int = DEFAULT_PAGE) -> tuple[list[dict[str, JSON]], str | None]:
+    """One page of dashboard rows and the cursor of the next."""
+    page = page_of(gov, covers, cursor, limit)
+    with gov.store.snapshot(page.servers):
+        return [server_status(gov, server) for server in page.servers], page.next_cursor
 
 
 @dataclass(frozen=True)

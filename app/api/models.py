@@ -212,6 +212,8 @@ class ServerStatus(BaseModel):
 class Dashboard(BaseModel):
     generated_at: str
     servers: list[ServerStatus]
+    next_cursor: str | None = Field(None, description="The cursor of the next page (also in the Link header); "
+                                                      "null on the last page")
 
 
 class ToolStatus(BaseModel):

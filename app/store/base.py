@@ -11,7 +11,9 @@ a row lock in the database), never by a lock of the calling process.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 
 from app.model import Surface
 from app.store.records import LiveRecord, RefusedAttempt, StoredLock, VersionRecord
@@ -85,6 +87,12 @@ class LockStore(ABC):
     def refused(self, server: str) -> list[RefusedAttempt]:
         """The server's kept refused attempts, newest first (whether still approvable is
         the service's question: it compares each attempt's base with the last version)."""
+
+    @contextlib.contextmanager
+    def snapshot(self, servers: list[str]) -> Iterator[None]:
+        """Reads of these servers in this thread may share one look at the store (a page of the
+        dashboard: one query on a database instead of several per server)."""
+        yield
 
     def change_key(self, server: str) -> object:
         """A cheap value that changes whenever the server's lock or live report changes (None:

@@ -76,6 +76,7 @@ class PostgresStore(LockStore):
         self._cache: dict[tuple[str, str], _Entry] = {}
         self._seen: dict[tuple[str, str], int] = {}
         self._cache_lock = threading.Lock()
+        self._local = threading.local()
         self._epoch = 0
         self._listening = False
         try:
@@ -189,6 +190,28 @@ class PostgresStore(LockStore):
 
     # -- reading --------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def snapshot(self, servers: list[str]) -> Iterator[None]:
+        """One query for the counters and the instance reports of a page of servers; reads in
+        this thread then check their cached entries against it instead of asking each time."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT name, last_version, live_seq FROM servers WHERE name = ANY(%s)",
+                                (servers,)).fetchall()
+            reports = conn.execute("SELECT server, record FROM live_reports WHERE server = ANY(%s) "
+                                   "ORDER BY reported_at, seq", (servers,)).fetchall()
+        found: dict[str, tuple[int, int, list[LiveRecord]]] = {name: (last, live, []) for name, last, live in rows}
+        for server, record in reports:
+            found[server][2].append(LiveRecord.from_json(json.loads(record)))
+        self._local.snapshot = found
+        try:
+            yield
+        finally:
+            self._local.snapshot = None
+
+    def _counters(self, server: str) -> tuple[int, int, list[LiveRecord]] | None:
+        snap = getattr(self._local, "snapshot", None)
+        return snap.get(server, (0, 0, [])) if snap is not None else None
+
     def servers(self) -> list[str]:
         with self._conn() as conn:
             rows = conn.execute("SELECT name FROM servers s WHERE last_version > 0 OR EXISTS "
@@ -207,6 +230,15 @@ class PostgresStore(LockStore):
         """One small read (the server's last version) checks the cached copy: a lock accepted
         by any replica is served at once; the lock text is fetched and parsed only when new."""
         epoch = self._epoch
+        counters = self._counters(server)
+        if counters is not None:
+            entry = self._cache.get((server, "lock"))
+            if counters[0] == 0:
+                return None
+            if entry is not None and entry.seq == counters[0]:
+                if isinstance(entry.value, CorruptLockfile):
+                    raise entry.value
+                return entry.value
         with self._conn() as conn:
             row = conn.execute("SELECT last_version FROM servers WHERE name = %s", (server,)).fetchone()
             last = int(row[0]) if row else 0
@@ -246,6 +278,13 @@ class PostgresStore(LockStore):
         """Checked like :meth:`current`, with the server's live-report counter."""
         kind = f"live/{instance}" if instance else "live"
         epoch = self._epoch
+        counters = self._counters(server)
+        if counters is not None:
+            if counters[1] == 0:
+                return None
+            entry = self._cache.get((server, kind))
+            if entry is not None and entry.seq == counters[1]:
+                return entry.value
         with self._conn() as conn:
             row = conn.execute("SELECT live_seq FROM servers WHERE name = %s", (server,)).fetchone()
             if row is None or row[0] == 0:
@@ -270,6 +309,9 @@ class PostgresStore(LockStore):
         return entry.value if entry is not None else None
 
     def live_reports(self, server: str) -> list[LiveRecord]:
+        counters = self._counters(server)
+        if counters is not None:
+            return list(counters[2])
         with self._conn() as conn:
             rows = conn.execute("SELECT record FROM live_reports WHERE server = %s ORDER BY reported_at, seq",
                                 (server,)).fetchall()

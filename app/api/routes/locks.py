@@ -25,9 +25,10 @@ from app.api.bodies import (
 )
 from app.api.models import LockBody, LockfileView, LockResponse, ServerLock, VersionInfo
 from app.api.problems import ApiError
+from app.api.routes.dashboard import CURSOR, LIMIT, link_next
 from app.api.security import Caller, authenticate, require
 from app.lockfile import dumps_json, lock_document
-from app.service import Corrupt, Governance, LockRequest, NeedsApproval, NotFound, PreconditionFailed
+from app.service import Corrupt, Governance, LockRequest, NeedsApproval, NotFound, PreconditionFailed, page_of
 from app.store import StoredLock, UnknownVersion
 
 router = APIRouter(tags=["locks"])
@@ -110,15 +111,15 @@ async def post_lock(
     return JSONResponse(body_out.model_dump(), status_code=201 if outcome.created else 200, headers=headers)
 
 
-def _visible(caller: Caller, servers: list[str]) -> list[str]:
-    return [server for server in servers if caller.covers(server)]
-
-
-@router.get("/lockfiles", summary="Every locked server", response_model=list[ServerLock])
-def list_lockfiles(request: Request, caller: Caller = Depends(require("read"))) -> list[ServerLock]:
+@router.get("/lockfiles", summary="Every locked server, a page at a time (next page: the Link header)",
+            response_model=list[ServerLock])
+def list_lockfiles(request: Request, response: Response, cursor: str | None = CURSOR, limit: int = LIMIT,
+                   caller: Caller = Depends(require("read"))) -> list[ServerLock]:
     gov = governance(request)
+    page = page_of(gov, caller.covers, cursor, limit)
+    link_next(request, response, page.next_cursor, limit)
     out: list[ServerLock] = []
-    for server in _visible(caller, gov.store.servers()):
+    for server in page.servers:
         try:
             current = gov.current(server)
         except Corrupt as exc:
