@@ -7,7 +7,6 @@ computed then (it is on every MCP server's error path).
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import logging
 import threading
@@ -714,24 +713,14 @@ class Page:
 
 
 def page_of(gov: Governance, covers: Callable[[str], bool], cursor: str | None, limit: int) -> Page:
-    """A page of the servers ``covers`` admits, by name, after ``cursor`` (opaque: the last
-    name of the previous page, base64url). Servers added or removed between pages never make
-    a page repeat or skip one that was there throughout."""
-    after = _cursor_name(cursor) if cursor else None
-    names = [server for server in gov.store.servers() if (after is None or server > after) and covers(server)]
+    """A page of the servers ``covers`` admits, by name, after ``cursor`` (the last name of the
+    previous page: any server name works as a starting point). Servers added or removed
+    between pages never make a page repeat or skip one that was there throughout."""
+    if cursor and not is_server_name(cursor):
+        raise InputError("not a cursor (pass next_cursor of the previous page)", "cursor")
+    names = [server for server in gov.store.servers() if (not cursor or server > cursor) and covers(server)]
     page = names[:limit]
-    more = len(names) > limit
-    return Page(page, base64.urlsafe_b64encode(page[-1].encode()).decode().rstrip("=") if more else None)
-
-
-def _cursor_name(cursor: str) -> str:
-    try:
-        name = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        name = ""
-    if not is_server_name(name):
-        raise InputError("not a cursor this service gave (pass next_cursor of the previous page)", "cursor")
-    return name
+    return Page(page, page[-1] if len(names) > limit else None)
 
 
 def fleet_page(gov: Governance, covers: Callable[[str], bool], cursor: str | None,

@@ -80,7 +80,7 @@ def test_the_default_page_size_and_bad_parameters(tmp_path: Path):
         assert DEFAULT_PAGE == 100
         assert_problem(client.get("/dashboard", params={"limit": 0}), 422)
         assert_problem(client.get("/lockfiles", params={"limit": 100_000}), 422)
-        body = assert_problem(client.get("/dashboard", params={"cursor": "%%%not-ours"}), 422)
+        body = assert_problem(client.get("/dashboard", params={"cursor": "../not-a-name"}), 422)
         assert "cursor" in body["detail"]
 
 

@@ -8,10 +8,12 @@ from app.api.bodies import server_name
 from app.api.models import Dashboard, ServerDashboard, ServerStatus, ToolStatus
 from app.api.security import Caller, require
 from app.lockfile import utc_now
+from app.names import SERVER_NAME_PATTERN
 from app.service import DEFAULT_PAGE, MAX_PAGE, Governance, fleet_page, server_detail
 
 router = APIRouter(tags=["dashboard"])
-CURSOR = Query(None, max_length=400, description="next_cursor of the previous page (absent: the first page)")
+CURSOR = Query(None, pattern=SERVER_NAME_PATTERN, max_length=128,
+               description="next_cursor of the previous page: servers after this name (absent: the first page)")
 LIMIT = Query(DEFAULT_PAGE, ge=1, le=MAX_PAGE, description=f"Servers per page (default {DEFAULT_PAGE})")
 
 
