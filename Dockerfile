@@ -1,4 +1,5 @@
-# mcp-governance: the governance service on the embedded lockfile store.
+# mcp-governance: the governance service on the embedded lockfile store (the PostgreSQL driver is
+# installed too: docker-compose.yml runs two replicas on PostgreSQL with MCP_GOVERNANCE_STORE).
 #   docker build -t mcp-governance .
 #   docker run -p 127.0.0.1:8000:8000 -v mcp-lockfiles:/data/lockfiles mcp-governance
 FROM python:3.11-slim
@@ -12,7 +13,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /srv/mcp-governance
 COPY pyproject.toml README.md ./
 COPY app ./app
-RUN pip install . \
+COPY clients ./clients
+RUN pip install ".[postgres]" \
  && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin governance \
  && mkdir -p /data/lockfiles \
  && chown governance:governance /data/lockfiles

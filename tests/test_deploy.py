@@ -39,14 +39,39 @@ def test_dockerfile_runs_the_service_as_non_root_on_a_volume():
     assert args.lockfiles == "/data/lockfiles" and args.host == "0.0.0.0"
 
 
-def test_compose_mounts_the_config_and_a_named_volume():
-    text = (ROOT / "docker-compose.yml").read_text()
-    assert "lockfiles:/data/lockfiles" in text
-    assert "./deploy/mcp-governance.toml:/etc/mcp-governance/config.toml:ro" in text
-    assert "MCP_GOVERNANCE_CONFIG: /etc/mcp-governance/config.toml" in text
-    command = json.loads(re.search(r"command: (\[.*?\])", text, re.S).group(1))
-    build_parser().parse_args(command[1:])
+def test_compose_runs_postgres_migrations_once_and_two_ready_checked_replicas():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) == {"postgres", "migrate", "replica-a", "replica-b"}
+    assert services["postgres"]["image"].startswith("postgres:15")
+    assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
+    assert "pgdata" in compose["volumes"]
+    migrate = services["migrate"]
+    args = build_parser().parse_args(migrate["command"][1:])
+    assert (args.command, args.store_command) == ("store", "migrate")
+    assert migrate["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert migrate["restart"] == "no"
+    stores = set()
+    ports = set()
+    for name in ("replica-a", "replica-b"):
+        replica = services[name]
+        args = build_parser().parse_args(replica["command"][1:])
+        assert args.command == "serve" and args.host == "0.0.0.0"
+        assert replica["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}
+        assert "/readyz" in " ".join(replica["healthcheck"]["test"])
+        assert "./deploy/mcp-governance.toml:/etc/mcp-governance/config.toml:ro" in replica["volumes"]
+        stores.add(replica["environment"]["MCP_GOVERNANCE_STORE"])
+        ports.update(replica["ports"])
+        assert len(replica["environment"]["MCP_GOVERNANCE_SESSION_SECRET"].split(":-", 1)[-1]) >= 32
+    assert len(ports) == 2
+    assert stores == {migrate["environment"]["MCP_GOVERNANCE_STORE"]}
+    assert next(iter(stores)).startswith("postgresql://") and "@postgres:5432/" in next(iter(stores))
     tomllib.loads((ROOT / "deploy" / "mcp-governance.toml").read_text())
+    dockerfile = _instructions((ROOT / "Dockerfile").read_text())
+    assert any(".[postgres]" in run for run in dockerfile["RUN"])
+    assert any(copy.startswith("clients") for copy in dockerfile["COPY"])  # the names module lives there
 
 
 def test_token_command_prints_the_secret_once_and_a_config_entry_with_its_hash():

@@ -221,3 +221,41 @@ def test_the_cli_migrates_once_and_serve_refuses_an_unmigrated_database(tmp_path
     assert first.returncode == 0 and "applied 0001_initial.sql" in first.stderr
     again = run("store", "migrate", "--store", url)
     assert again.returncode == 0 and "nothing to apply" in again.stderr
+
+
+@pytest.mark.postgres_store
+def test_store_export_and_import_through_the_cli(tmp_path: Path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.helpers_service import clean_env
+
+    source = open_for(tmp_path / "source")
+    for index in range(3):
+        lock(source, surface(f"v{index}"), who=f"person {index}")
+    source.save_live(LiveRecord(server="billing", reported_at=STAMP, live_digest="sha256:x", surface_document={},
+                                lock_version=3, lock_digest=None, locked_at=None, result=None, instance="blue"))
+    target = open_for(tmp_path / "target")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "app", "store", *args], capture_output=True, text=True,
+                              timeout=60, env=clean_env(), cwd=tmp_path, check=False)
+
+    exported = tmp_path / "exported"
+    done = run("export", str(exported), "--store", source.dsn)
+    assert done.returncode == 0, done.stderr
+    assert "3 version(s) copied" in done.stderr
+    assert (exported / "billing.lock.toml").read_bytes() == source.current("billing").text  # type: ignore[union-attr]
+    audit = [json.loads(line) for line in (exported / ".store" / "billing" / "audit.jsonl").read_text().splitlines()]
+    assert [(r["version"], r["who"], r["locked_at"]) for r in audit] == [
+        (i + 1, f"person {i}", STAMP) for i in range(3)]
+    assert (exported / ".store" / "billing" / "instances" / "blue.json").exists()
+    done = run("import", str(exported), "--store", target.dsn)
+    assert done.returncode == 0, done.stderr
+    assert target.history("billing") == source.history("billing")
+    assert target.live("billing", "blue") == source.live("billing", "blue")
+    again = run("import", str(exported), "--store", target.dsn)
+    assert again.returncode == 0 and "0 version(s) copied (3 already there)" in again.stderr
+    missing = run("import", str(tmp_path / "nowhere"), "--store", target.dsn)
+    assert missing.returncode == 2 and "no such directory" in missing.stderr and "Traceback" not in missing.stderr
