@@ -132,3 +132,23 @@ def test_the_cli_refuses_a_gateway_without_a_server_to_front(capsys):
     assert main(["gateway", "--server", "billing"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a command after `--`, or --upstream-url" in err
+
+
+def test_a_2026_client_over_stdio_gets_the_same_governance(lockfiles, tmp_path):
+    """The SDK client's default negotiation (``mode="auto"``: the 2026-07-28 protocol when the
+    server speaks it); the server behind the gateway still speaks the handshake era."""
+    params = gateway_params("billing", BILLING, mode="enforce", lockfiles=lockfiles, BILLING_VERSION="v1",
+                            CALL_LOG=str(tmp_path / "calls.jsonl"))
+
+    async def scenario() -> tuple[Any, Any, Any, str]:
+        with tempfile.TemporaryFile("w+") as log:
+            async with gateway_client(params, log, mode="auto") as client:
+                return (await client.list_tools(), await client.call_tool("get_invoice", V1_CALL),
+                        await client.call_tool("get_invoice", {"ident": "inv_1001"}), client.protocol_version)
+
+    listing, valid, invalid, version = anyio.run(scenario)
+    assert version >= "2026"
+    assert names(listing) == ["get_invoice", "list_invoices"]
+    assert text_of(valid) == "inv_1001: 129.00 EUR"
+    assert text_of(invalid).startswith("<validation_error")
+    assert [call["arguments"] for call in calls(tmp_path / "calls.jsonl")] == [V1_CALL]
