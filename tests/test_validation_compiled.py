@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from app import validation
-from app.gateway.core import schema_digest
+from app.canonical import digest_of
 from app.validation import validate_arguments, validate_compiled
 from tests.strategies import json_values, schemas
 
@@ -14,14 +14,14 @@ from tests.strategies import json_values, schemas
 @settings(max_examples=150, deadline=None)
 @given(schemas(), json_values)
 def test_a_compiled_validator_finds_the_same_problems(schema, arguments):
-    digest = schema_digest(schema)
+    digest = digest_of(schema)
     assert validate_compiled(schema, arguments, digest) == validate_arguments(schema, arguments)
     assert validate_compiled(schema, arguments, digest) == validate_arguments(schema, arguments)  # from the cache
 
 
 def test_a_schema_is_compiled_once_per_digest():
     schema = {"type": "object", "properties": {"id": {"type": "string", "pattern": "^inv_"}}}
-    digest = schema_digest(schema)
+    digest = digest_of(schema)
     validate_compiled(schema, {"id": "x"}, digest)
     first = validation._compiled(schema, digest)
     validate_compiled(schema, {"id": "inv_1"}, digest)
@@ -30,4 +30,4 @@ def test_a_schema_is_compiled_once_per_digest():
 
 def test_an_unusable_schema_is_one_root_problem_as_before():
     schema = {"type": "no such type"}
-    assert validate_compiled(schema, {}, schema_digest(schema)) == validate_arguments(schema, {})
+    assert validate_compiled(schema, {}, digest_of(schema)) == validate_arguments(schema, {})

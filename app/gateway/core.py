@@ -11,8 +11,6 @@ checked with a validator compiled once per schema digest and then forwarded unto
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -22,6 +20,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from app.canonical import digest_of
 from app.gateway.locks import Fetched, LockSource, MemoryStore, SourceUnavailable
 from app.gateway.policy import Mode, Verdict, decide, strip_hidden
 from app.ingest.lenient import schema_as_clients_read_it
@@ -72,10 +71,6 @@ class Report:
             parts.append("hidden characters removed from " + ", ".join(
                 f"{name} ({count})" for name, count in sorted(self.hidden_removed.items())))
         return "; ".join(parts)
-
-
-def schema_digest(schema: Any) -> str:
-    return hashlib.sha256(json.dumps(schema, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -185,7 +180,7 @@ class GatewayCore:
         schemas = {}
         for tool in raw_tools:
             schema = schema_as_clients_read_it(tool.get("inputSchema"))
-            schemas[tool["name"]] = (schema, schema_digest(schema))
+            schemas[tool["name"]] = (schema, digest_of(schema))
         report = Report(self._fetched.origin, record.lock_version, _status(result, lock), verdict.blocked(),
                         tuple(pinned), removed)
         state = _State(verdict, served, schemas, tuple(verdict.visible()), report)
@@ -296,4 +291,4 @@ class GatewayCore:
         return {**result, "content": [*content, {"type": "text", "text": section}]}
 
 
-__all__ = ["DEFAULT_BUDGET", "GatewayCore", "Report", "Settings", "schema_digest"]
+__all__ = ["DEFAULT_BUDGET", "GatewayCore", "Report", "Settings"]
