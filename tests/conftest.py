@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,11 @@ from hypothesis import HealthCheck, settings
 
 from tests import stores
 from tests.stores import _drop_test_database, store_backend, store_location  # noqa: F401 - fixtures
+
+# PYTHONDONTWRITEBYTECODE (set on some machines) made every xdist worker rewrite every test
+# module's asserts anew, about 4 s of CPU a worker a run: pytest caches the rewritten modules in
+# __pycache__ (git-ignored) when it may write bytecode.
+sys.dont_write_bytecode = False
 
 PROFILE = os.environ.get("MCP_GOVERNANCE_TEST_PROFILE") or "dev"
 DEV_EXAMPLES = 20

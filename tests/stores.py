@@ -121,6 +121,19 @@ def open_for(root: Path, **options: object):  # type: ignore[no-untyped-def]
 _opened: list = []  # type: ignore[type-arg]
 
 
+@contextlib.contextmanager
+def opened(root: Path, **options: object) -> Iterator:  # type: ignore[type-arg]
+    """:func:`open_for`, closed on leaving the block: a hypothesis example that opens stores
+    closes them itself (a PostgreSQL store holds a pooled connection and a LISTEN one; twenty
+    examples' worth left open until the test's end ran the server out of connections)."""
+    store = open_for(root, **options)
+    try:
+        yield store
+    finally:
+        _opened.remove(store)
+        store.close()
+
+
 def corrupt(root: Path, server: str, old: str, new: str) -> None:
     """Damage the current lock of ``server`` behind the service's back (a hand edit of the
     file; in the database, an UPDATE with the append-only trigger disabled, then the NOTIFY a

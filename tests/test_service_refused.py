@@ -18,7 +18,7 @@ from app.problems import InputError
 from app.service import LIVE, Governance, LockRequest, NeedsApproval, NotFound, PreconditionFailed
 from app.store import REFUSED_KEPT, RefusedAttempt
 from tests.helpers_service import GRANTS, V1, V1_SAFE, V2_BREAKING, api, assert_problem, bearer, lock, numbered
-from tests.stores import open_for
+from tests.stores import open_for, opened
 
 pytestmark = pytest.mark.usefixtures("store_backend")  # each test on both stores (tests/stores.py)
 
@@ -106,13 +106,13 @@ def test_an_approval_needs_an_approver_and_a_reason(tmp_path: Path, approver: st
 @given(stamps=st.lists(st.integers(0, 10**6), min_size=1, max_size=REFUSED_KEPT + 8, unique=True))
 def test_the_store_keeps_the_newest_attempts_up_to_its_bound(tmp_path_factory: pytest.TempPathFactory,
                                                             stamps: list[int]):
-    store = open_for(tmp_path_factory.mktemp("store"))
-    for stamp in stamps:
-        digest = f"sha256:{stamp:064x}"
-        store.save_refused(RefusedAttempt(
-            server="billing", id=RefusedAttempt.make_id("sha256:base", digest), attempted_at=f"{stamp:010d}",
-            base_version=1, base_digest="sha256:base", integrity_digest=digest, surface_document={}))
-    kept = [a.attempted_at for a in store.refused("billing")]
+    with opened(tmp_path_factory.mktemp("store")) as store:
+        for stamp in stamps:
+            digest = f"sha256:{stamp:064x}"
+            store.save_refused(RefusedAttempt(
+                server="billing", id=RefusedAttempt.make_id("sha256:base", digest), attempted_at=f"{stamp:010d}",
+                base_version=1, base_digest="sha256:base", integrity_digest=digest, surface_document={}))
+        kept = [a.attempted_at for a in store.refused("billing")]
     assert kept == sorted((f"{s:010d}" for s in stamps), reverse=True)[:REFUSED_KEPT]
 
 

@@ -17,7 +17,7 @@ from app import load_surface, write_surface
 from app.store import LiveRecord, LockStore, UnknownVersion, VersionConflict, VersionRecord
 from app.store.select import open_store
 from app.store.transfer import TransferConflict, copy_store
-from tests.stores import fresh_schema_url, open_for
+from tests.stores import fresh_schema_url, open_for, opened
 
 pytestmark = pytest.mark.usefixtures("store_backend")
 STAMP = "2026-11-30T00:00:00Z"
@@ -129,18 +129,17 @@ def test_live_reports_and_refused_attempts_survive_a_new_store_object(tmp_path: 
 @given(descriptions=st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=5, unique=True))
 def test_export_then_import_keeps_every_version_byte_for_byte(tmp_path_factory: pytest.TempPathFactory,
                                                               descriptions: list[str]):
-    source = open_for(tmp_path_factory.mktemp("source"))
-    for index, text in enumerate(descriptions):
-        lock(source, surface(text), who=f"person {index}")
-    exported = tmp_path_factory.mktemp("exported")
-    copy_store(source, open_store(exported))
-    target = open_for(tmp_path_factory.mktemp("target"))
-    copy_store(open_store(exported), target)
-    assert target.history("billing") == source.history("billing")
-    for record in source.history("billing"):
-        assert target.version("billing", record.version).text == source.version("billing", record.version).text
-    assert (exported / "billing.lock.toml").read_bytes() == source.current("billing").text  # type: ignore[union-attr]
-    assert copy_store(open_store(exported), target).versions == 0  # a re-run skips what is there
+    with opened(tmp_path_factory.mktemp("source")) as source, opened(tmp_path_factory.mktemp("target")) as target:
+        for index, text in enumerate(descriptions):
+            lock(source, surface(text), who=f"person {index}")
+        exported = tmp_path_factory.mktemp("exported")
+        copy_store(source, open_store(exported))
+        copy_store(open_store(exported), target)
+        assert target.history("billing") == source.history("billing")
+        for record in source.history("billing"):
+            assert target.version("billing", record.version).text == source.version("billing", record.version).text
+        assert (exported / "billing.lock.toml").read_bytes() == source.current("billing").text  # type: ignore[union-attr]
+        assert copy_store(open_store(exported), target).versions == 0  # a re-run skips what is there
 
 
 def test_import_refuses_a_store_that_has_diverged(tmp_path: Path):
