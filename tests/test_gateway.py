@@ -106,6 +106,7 @@ def test_enforce_hides_the_tools_whose_change_is_breaking(lockfiles, tmp_path):
     assert calls(tmp_path / "calls.jsonl") == []
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_enforce_serves_an_unchanged_server_untouched(lockfiles, tmp_path):
     async def script(client: Any) -> tuple[Any, Any]:
         return await client.list_tools(), await client.call_tool("get_invoice", V1_CALL)
@@ -115,6 +116,7 @@ def test_enforce_serves_an_unchanged_server_untouched(lockfiles, tmp_path):
     assert valid.is_error is False and text_of(valid) == "inv_1001: 129.00 EUR"
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_an_unknown_tool_gets_unknown_action_with_the_tools_there_are(lockfiles, tmp_path):
     async def script(client: Any) -> Any:
         return await client.call_tool("delete_invoice", {"id": "inv_1001"})
@@ -134,6 +136,7 @@ def test_the_cli_refuses_a_gateway_without_a_server_to_front(capsys):
     assert err.count("\n") == 1 and "a command after `--`, or --upstream-url" in err
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_a_2026_client_over_stdio_gets_the_same_governance(lockfiles, tmp_path):
     """The SDK client's default negotiation (``mode="auto"``: the 2026-07-28 protocol when the
     server speaks it); the server behind the gateway still speaks the handshake era."""

@@ -85,7 +85,7 @@ def dead_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-@pytest.mark.parametrize("where", ["down", "hanging"])
+@pytest.mark.parametrize("where", ["down", pytest.param("hanging", marks=pytest.mark.slow)])
 def test_a_service_down_or_hanging_never_blocks_a_call(service, tmp_path, where):
     lock_v1(service)
     assert names(session(tmp_path, service.url, "v1", "enforce", listing)) == ["get_invoice", "list_invoices"]
@@ -167,6 +167,7 @@ def test_the_token_goes_to_the_service_with_the_instance_id_and_nowhere_else(tmp
         assert headers.get("X-Instance-Id") == "gw-test-1"
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_a_service_without_the_servers_lock_means_every_tool_is_new(service, tmp_path):
     async def script(client: Any) -> tuple[Any, Any]:
         return await client.list_tools(), await client.call_tool("get_invoice", {"id": "inv_1001"})

@@ -99,7 +99,7 @@ def weather_tool(listing: Any) -> Any:
     return next((tool for tool in listing.tools if tool.name == "get_weather"), None)
 
 
-@pytest.mark.parametrize("mode", ["enforce", "pin"])
+@pytest.mark.parametrize("mode", ["enforce", pytest.param("pin", marks=pytest.mark.slow)])
 def test_a_breaking_rug_pull_mid_session_is_blocked(lockfiles, tmp_path, mode):
     async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any, Any]:
         before = await client.list_tools()
@@ -118,6 +118,7 @@ def test_a_breaking_rug_pull_mid_session_is_blocked(lockfiles, tmp_path, mode):
     assert reached == [{"tool": "get_weather", "arguments": {"city": "Paris"}}]
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_pin_serves_the_locked_text_after_a_poisoning_rug_pull(lockfiles, tmp_path):
     async def script(client: Client, seen: Seen) -> tuple[Any, Any]:
         await rug_pull(client, seen, "poison")
@@ -129,6 +130,7 @@ def test_pin_serves_the_locked_text_after_a_poisoning_rug_pull(lockfiles, tmp_pa
     assert text_of(result) == "sunny in Oslo"
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_enforce_blocks_the_poisoned_tool_and_pin_rewords_nothing_it_need_not(lockfiles, tmp_path):
     async def poisoned(client: Client, seen: Seen) -> Any:
         await rug_pull(client, seen, "poison")
@@ -144,6 +146,7 @@ def test_enforce_blocks_the_poisoned_tool_and_pin_rewords_nothing_it_need_not(lo
     assert weather_tool(run(lockfiles, tmp_path, "pin", reworded)).description == DESCRIPTION
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_observe_reports_a_rug_pull_and_validates_against_the_new_schema(lockfiles, tmp_path):
     async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
         await rug_pull(client, seen, "schema")
@@ -232,7 +235,7 @@ async def http_client(url: str, seen: Seen, mode: str) -> AsyncIterator[Client]:
         yield client
 
 
-@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+@pytest.mark.parametrize("protocol", ["legacy", pytest.param("auto", marks=pytest.mark.slow)])
 def test_over_streamable_http_a_rug_pull_is_blocked_and_the_rest_passes(lockfiles, tmp_path, protocol):
     seen = Seen()
     with listening_gateway(lockfiles, tmp_path, "enforce") as url:
@@ -263,6 +266,7 @@ def test_over_streamable_http_a_rug_pull_is_blocked_and_the_rest_passes(lockfile
 
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfiles, tmp_path):
     """The lock is fetched again on every tools/list_changed: once someone approves the new
     schema (a lock with approved_by), the tool comes back."""
@@ -299,6 +303,7 @@ def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfil
     assert text_of(called) == "sunny in Oslo, 21 C"
 
 
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_a_gateway_fronts_a_streamable_http_server_with_upstream_url(lockfiles, tmp_path):
     """Two gateways in a row: the first serves the weather server over streamable HTTP, the
     second fronts that URL (``--upstream-url``) for a stdio client, in pin mode."""
