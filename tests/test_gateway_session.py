@@ -211,7 +211,7 @@ def listening_gateway(lockfiles: Path, tmp_path: Path, mode: str) -> Iterator[st
         process = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=log)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60  # polled: generous under load
             while True:
                 log.seek(0)
                 found = re.search(r"listening on (http://\S+)", log.read())
