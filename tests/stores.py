@@ -113,6 +113,8 @@ def open_for(root: Path, **options: object):  # type: ignore[no-untyped-def]
     from app.service import summarizer
     from app.store.select import open_store
 
+    if _backend[0] == "pg":  # store-level tests need no cache invalidation: few connections, none idle
+        options = {"listen": False, "min_size": 0, "max_size": 2, **options}
     store = open_store(location_for(root), summarize=summarizer(None), **options)
     _opened.append(store)
     return store
