@@ -118,22 +118,20 @@ def list_lockfiles(request: Request, response: Response, cursor: str | None = CU
     gov = governance(request)
     page = page_of(gov, caller.covers, cursor, limit)
     link_next(request, response, page.next_cursor, limit)
-    out: list[ServerLock] = []
-    for server in page.servers:
-        try:
-            current = gov.current(server)
-        except Corrupt as exc:
-            out.append(ServerLock(server=server, version=None, integrity_digest=None, locked_at=None,
-                                  status="corrupt", problem=exc.detail))
-            continue
-        if current is None:
-            out.append(ServerLock(server=server, version=None, integrity_digest=None, locked_at=None,
-                                  status="unlocked"))
-        else:
-            out.append(ServerLock(server=server, version=current.record.version,
-                                  integrity_digest=current.record.integrity_digest,
-                                  locked_at=current.record.locked_at, status="locked"))
-    return out
+    with gov.store.snapshot(page.servers):  # one look at the store for the page
+        return [_lock_row(gov, server) for server in page.servers]
+
+
+def _lock_row(gov: Governance, server: str) -> ServerLock:
+    try:
+        current = gov.current(server)
+    except Corrupt as exc:
+        return ServerLock(server=server, version=None, integrity_digest=None, locked_at=None,
+                          status="corrupt", problem=exc.detail)
+    if current is None:
+        return ServerLock(server=server, version=None, integrity_digest=None, locked_at=None, status="unlocked")
+    return ServerLock(server=server, version=current.record.version, integrity_digest=current.record.integrity_digest,
+                      locked_at=current.record.locked_at, status="locked")
 
 
 def _lock_response(request: Request, stored: StoredLock) -> Response:
