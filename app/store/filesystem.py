@@ -42,11 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from app.ingest.load import surface_from_bytes
 from app.lockfile import check_server_name, utc_now
 from app.model import Surface
 from app.names import is_server_name
-from app.problems import InputError
 from app.store.atomic import append_durable, write_atomic
 from app.store.base import REFUSED_KEPT, LockStore
 from app.store.records import (
@@ -59,6 +57,7 @@ from app.store.records import (
     UnknownVersion,
     VersionConflict,
     VersionRecord,
+    verified_lock_surface,
 )
 
 log = logging.getLogger("mcp_governance.store")
@@ -239,14 +238,9 @@ class FileStore(LockStore):
         """The current lock without the write lock when the files are consistent; the
         server's lock (or, read-only, an answer computed in memory) when they are not."""
         if not self._pending(server).exists():
-            records = _read_audit(self._audit(server))
-            last = records[-1] if records else None
-            found = self._read_verified(server)
-            if found is None:
-                return None
-            text, surface = found
-            if last is not None and last.integrity_digest == surface.integrity_digest:
-                return StoredLock(last, surface, text)
+            lock, found, _ = self._as_recorded(server)
+            if found is None or lock is not None:
+                return lock
         if self.read_only:
             return self._recover_in_memory(server)
         with self.writing(server):
@@ -260,7 +254,7 @@ class FileStore(LockStore):
             return None
         except OSError as exc:  # a directory, no permission...: reported, never a crash at start
             raise CorruptLockfile(server, f"{self._shown(path)}: cannot read ({exc.strerror})") from None
-        return text, _verified(server, text, self._shown(path))
+        return text, verified_lock_surface(server, text, self._shown(path))
 
     def history(self, server: str) -> list[VersionRecord]:
         path = self._audit(server)
@@ -283,7 +277,7 @@ class FileStore(LockStore):
             text = path.read_bytes()
         except FileNotFoundError:
             raise UnknownVersion(server, number) from None
-        return StoredLock(record, _verified(server, text, self._shown(path)), text)
+        return StoredLock(record, verified_lock_surface(server, text, self._shown(path)), text)
 
     def live(self, server: str, instance: str | None = None) -> LiveRecord | None:
         path = self._live_path(server, instance)
@@ -409,15 +403,23 @@ class FileStore(LockStore):
         pending = self._pending(server)
         if pending.exists():
             self._finish_pending(server, pending)
+        lock, found, last = self._as_recorded(server)
+        if found is None or lock is not None:
+            return lock
+        text, surface = found
+        return self._adopt(server, surface, text, last)
+
+    def _as_recorded(
+        self, server: str,
+    ) -> tuple[StoredLock | None, tuple[bytes, Surface] | None, VersionRecord | None]:
+        """The current lockfile (text and surface, verified), the audit log's last record, and
+        the stored lock when the two agree (None when the file was hand-edited or is new)."""
         records = _read_audit(self._audit(server))
         last = records[-1] if records else None
         found = self._read_verified(server)
-        if found is None:
-            return None
-        text, surface = found
-        if last is not None and last.integrity_digest == surface.integrity_digest:
-            return StoredLock(last, surface, text)
-        return self._adopt(server, surface, text, last)
+        if found is None or last is None or last.integrity_digest != found[1].integrity_digest:
+            return None, found, last
+        return StoredLock(last, found[1], found[0]), found, last
 
     def _settle(self, server: str) -> None:
         """Before a commit (under the lock): finish a write in flight, adopt a hand-committed
@@ -444,7 +446,7 @@ class FileStore(LockStore):
             except FileNotFoundError:
                 text = b""
             if text:
-                return StoredLock(last, _verified(server, text, self._shown(path)), text)
+                return StoredLock(last, verified_lock_surface(server, text, self._shown(path)), text)
         found = self._read_verified(server)
         if found is None:
             return None
@@ -562,13 +564,3 @@ def _read_audit(path: Path) -> list[VersionRecord]:
         except (ValueError, TypeError):
             continue  # a torn line from a crashed append: never acknowledged
     return records
-
-
-def _verified(server: str, text: bytes, where: str) -> Surface:
-    try:
-        surface = surface_from_bytes(text, "lockfile", where)
-    except InputError as exc:
-        raise CorruptLockfile(server, str(exc)) from None
-    if surface.server != server:
-        raise CorruptLockfile(server, f"{where} names server {surface.server!r}")
-    return surface

@@ -35,10 +35,8 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from app.ingest.load import surface_from_bytes
 from app.lockfile import check_server_name
 from app.model import Surface
-from app.problems import InputError
 from app.store import pgschema
 from app.store.base import REFUSED_KEPT, LockStore
 from app.store.records import (
@@ -50,6 +48,7 @@ from app.store.records import (
     UnknownVersion,
     VersionConflict,
     VersionRecord,
+    verified_lock_surface,
 )
 
 log = logging.getLogger("mcp_governance.store")
@@ -407,12 +406,7 @@ def _one_line(exc: BaseException) -> str:
 def _stored(server: str, record: dict[str, Any], text: bytes) -> StoredLock:
     version = VersionRecord.from_json(record)
     where = f"{server} version {version.version}"
-    try:
-        surface = surface_from_bytes(text, "lockfile", where)
-    except InputError as exc:
-        raise CorruptLockfile(server, str(exc)) from None
-    if surface.server != server:
-        raise CorruptLockfile(server, f"{where} names server {surface.server!r}")
+    surface = verified_lock_surface(server, text, where)
     if surface.integrity_digest != version.integrity_digest:
         raise CorruptLockfile(server, f"{where}: the lock text does not have the recorded digest")
     return StoredLock(version, surface, text)

@@ -124,6 +124,21 @@ class CorruptLockfile(StoreError):
         self.problem = problem
 
 
+def verified_lock_surface(server: str, text: bytes, where: str) -> Surface:
+    """The surface a stored lock text reads back as, for ``server``: every store reads its
+    locks through this one check (the text verifies and names its server)."""
+    from app.ingest.load import surface_from_bytes
+    from app.problems import InputError
+
+    try:
+        surface = surface_from_bytes(text, "lockfile", where)
+    except InputError as exc:
+        raise CorruptLockfile(server, str(exc)) from None
+    if surface.server != server:
+        raise CorruptLockfile(server, f"{where} names server {surface.server!r}")
+    return surface
+
+
 class UnknownVersion(StoreError):
     def __init__(self, server: str, version: int) -> None:
         super().__init__(f"{server}: no version {version}")
