@@ -215,36 +215,46 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def serve_process(lockfiles: Path, log: Path, *, workers: int = 2, env: dict[str, str] | None = None,
-                  ) -> Iterator[str]:
-    """``python -m app serve`` on a free loopback port (stdout and stderr to ``log``), waited
-    for by polling /healthz; yields the URL and stops the process afterwards."""
+def serve_started(args: list[str], log: Path, *, env: dict[str, str] | None = None, ready: str = "/healthz",
+                  ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``python -m app serve ARGS`` on a free loopback port (stdout and stderr to ``log``),
+    waited for by polling ``ready`` (never a fixed sleep: generous under load, quick when
+    idle); yields the URL and the process, and stops it afterwards (if a test has not)."""
     port = free_port()
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--lockfiles", str(lockfiles), "--workers", str(workers), "--log-level", "debug"],
-            stdout=out, stderr=subprocess.STDOUT, env=env or clean_env(), cwd=lockfiles.parent)
+            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+            stdout=out, stderr=subprocess.STDOUT, env=env or clean_env(), cwd=log.parent)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
-                if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
+                if httpx.get(f"{url}{ready}", timeout=1.0).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"serve did not start:\n{log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.05)
-        yield url
+        yield url, process
     finally:
-        process.terminate()
-        try:
-            process.wait(START_TIMEOUT)
-        except subprocess.TimeoutExpired:  # pragma: no cover - only when shutdown hangs
-            process.kill()
-            process.wait()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(START_TIMEOUT)
+            except subprocess.TimeoutExpired:  # pragma: no cover - only when shutdown hangs
+                process.kill()
+                process.wait()
+
+
+@contextmanager
+def serve_process(lockfiles: Path, log: Path, *, workers: int = 2, env: dict[str, str] | None = None,
+                  ) -> Iterator[str]:
+    """A directory-store ``serve`` with ``workers`` workers; yields its URL."""
+    with serve_started(["--lockfiles", str(lockfiles), "--workers", str(workers), "--log-level", "debug"],
+                       log, env=env) as (url, _process):
+        yield url
 
 
 def read_json_lines(path: Path) -> list[dict[str, JSON]]:
