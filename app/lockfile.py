@@ -71,7 +71,13 @@ def check_server_name(name: JSON, where: str) -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return utc_stamp(datetime.now(UTC).timestamp())
+
+
+def utc_stamp(seconds: float) -> str:
+    """Seconds since the epoch as the stamp :func:`utc_now` writes (whole seconds, down:
+    stamps of one shape compare as text in time order)."""
+    return datetime.fromtimestamp(int(seconds), UTC).isoformat().replace("+00:00", "Z")
 
 
 def _entry(pairs: tuple[tuple[str, JSON], ...]) -> dict[str, JSON]:

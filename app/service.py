@@ -21,7 +21,7 @@ from app.awareness import removal, render_awareness, render_removed, render_vali
 from app.diff import DiffResult, Severity, diff
 from app.diff.serialize import result_from_json
 from app.jsontypes import JSON
-from app.lockfile import lock_document, read_document, utc_now, write_surface
+from app.lockfile import lock_document, read_document, utc_now, utc_stamp, write_surface
 from app.model import Surface, Tool
 from app.names import is_server_name
 from app.policy import Policy
@@ -348,7 +348,7 @@ class Governance:
         (as ``instance``'s last report when the instance names itself)."""
         surface = replace(surface, server=server)
         record = self._live_record(server, surface, utc_now(), instance)
-        self.store.save_live(record)
+        self.store.save_live(record, expired_before=utc_stamp(time.time() - self.instance_ttl))
         return record
 
     def _live_record(self, server: str, surface: Surface, reported_at: str,
@@ -445,8 +445,8 @@ class Governance:
             self._views[(server, instance)] = view
         return view
 
-    def live_surface(self, server: str) -> Surface | None:
-        view = self.live_view(server)
+    def live_surface(self, server: str, instance: str | None = None) -> Surface | None:
+        view = self.live_view(server, instance)
         if view is None:
             return None
         if view.surface is None:
@@ -572,10 +572,13 @@ class Governance:
         return head if "." in tool and head in tools else None
 
     def validation_error(self, server: str, tool: str, action: str | None, *, arguments: Any = None,
-                         issues: list[Any] | None = None, max_changes: int = 5) -> tuple[bool, str]:
+                         issues: list[Any] | None = None, max_changes: int = 5,
+                         instance: str | None = None) -> tuple[bool, str]:
         """Validate arguments against the tool's live input schema (or take the server's own
-        problems) and render the ``<validation_error>`` with awareness embedded."""
-        surface = self.live_surface(server)
+        problems) and render the ``<validation_error>`` with awareness embedded. ``instance``:
+        the calling instance, whose own live surface is used while it has not expired."""
+        instance = self.named_instance(server, instance)
+        surface = self.live_surface(server, instance)
         if surface is None:
             current = self.current(server)
             if current is None:
@@ -596,7 +599,7 @@ class Governance:
         else:
             problems = issues
         failed = tuple(sorted({as_problem(problem).path for problem in problems}))
-        awareness = self.awareness(server, name, action, max_changes, failed)
+        awareness = self.awareness(server, name, action, max_changes, failed, instance)
         return False, render_validation_error(name, action, problems, awareness)
 
 

@@ -105,3 +105,54 @@ def test_the_client_and_the_cli_name_the_instance(tmp_path: Path):
         assert done.returncode == 0, done.stderr
         rows = httpx.get(f"{url}/dashboard", timeout=5).json()["servers"]
         assert sorted(i["instance"] for i in rows[0]["instances"]) == ["blue-7", "canary"]
+
+
+def test_a_client_named_for_its_instance_gets_its_own_awareness_and_validation_error(tmp_path: Path):
+    """A client built with ``instance=`` names itself on every call, not only on its live
+    report: during a rollout the new instance's model is told about the new instance's drift
+    even when an old instance reported last (the fleet's last report is in sync)."""
+    from mcp_governance.client import GovernanceClient
+
+    with (uvicorn_thread(make_app(tmp_path)) as url,
+          GovernanceClient(url, hot_timeout=5.0, instance="new") as new,
+          GovernanceClient(url, hot_timeout=5.0, instance="old") as old,
+          GovernanceClient(url, hot_timeout=5.0) as fleet):
+        fleet.lock("billing", V1)
+        assert new.report_live("billing", V2_BREAKING) is not None
+        assert old.report_live("billing", V1) is not None  # the server's last report: in sync
+        assert sorted(i["instance"] for i in httpx.get(f"{url}/dashboard", timeout=5).json()["servers"][0]
+                      ["instances"]) == ["new", "old"]
+        assert "currency" in new.awareness("billing", "get_invoice")
+        assert old.awareness("billing", "get_invoice") == ""
+        assert fleet.awareness("billing", "get_invoice") == ""
+        arguments = {"id": "inv_1"}  # valid for the old surface, lacks the new one's currency
+        answer = new.validation_error("billing", "get_invoice", arguments=arguments)
+        assert answer is not None and answer["valid"] is False
+        assert "currency" in str(answer["xml"]) and "<contract_awareness" in str(answer["xml"])
+        assert old.validation_error("billing", "get_invoice", arguments=arguments) == {"valid": True, "xml": ""}
+        assert fleet.validation_error("billing", "get_invoice", arguments=arguments) == {"valid": True, "xml": ""}
+        # An explicit instance on a live report still wins over the client's own.
+        assert new.report_live("billing", V1_SAFE, instance="canary") is not None
+        rows = httpx.get(f"{url}/dashboard", timeout=5).json()["servers"][0]["instances"]
+        assert sorted(i["instance"] for i in rows) == ["canary", "new", "old"]
+
+
+def test_an_expired_instance_is_deleted_from_the_store_by_the_next_live_report(tmp_path: Path):
+    from tests.stores import opened
+
+    with api(tmp_path, instance_seconds=1) as client:
+        assert lock(client, V1).status_code == 201
+        assert client.put("/servers/billing/live?instance=gone", json=V2_BREAKING).status_code == 200
+        assert client.put("/servers/billing/live?instance=stays", json=V1).status_code == 200
+        with opened(tmp_path) as store:  # a fresh reader of the storage, not the service's memory
+            assert sorted(r.instance for r in store.live_reports("billing")) == ["gone", "stays"]
+        time.sleep(2.1)
+        with opened(tmp_path) as store:  # expired but not yet pruned: still stored (only hidden)
+            assert store.live("billing", "gone") is not None
+        assert client.put("/servers/billing/live", json=V1, headers={"X-Instance-Id": "stays"}).status_code == 200
+        with opened(tmp_path) as store:
+            assert store.live("billing", "gone") is None
+            assert [r.instance for r in store.live_reports("billing")] == ["stays"]
+            assert store.live("billing", "stays") is not None
+        assert [i["instance"] for i in row(client)["instances"]] == ["stays"]
+        assert client.app.state.governance.store.live("billing", "gone") is None  # the service's store agrees

@@ -381,3 +381,23 @@ def test_an_unknown_tool_carries_the_services_awareness_for_its_name():
     assert info is not None and info.code == "UNKNOWN_ACTION" and info.awareness_xml == section
     assert info.recovery is not None and info.recovery.startswith("Use fine.")
     assert "fine" in info.available_actions
+
+
+def test_a_server_governed_as_an_instance_gets_its_own_instances_awareness(governance_service, billing):
+    """``govern(..., instance=)``: the new instance's validation error carries the new
+    instance's drift though an old, in-sync instance reported last."""
+    v1 = run(lambda: surface_of(billing.build("v1")))
+    lock(governance_service, "billing", v1)
+    server = billing.build("v2")
+    governed = govern(server, url=governance_service.url, instance="new-1", report_live=False)
+    assert run(governed.report_live) is not None
+    with GovernanceClient(governance_service.url, instance="old-1") as old:
+        assert old.report_live("billing", v1) is not None  # the server's last report is in sync
+
+    async def scenario() -> Any:
+        async with Client(server, cache=None) as client:
+            return await client.call_tool("get_invoice", {"id": "inv_1001"})
+
+    info = parse_tool_error(text_of(run(scenario)))
+    assert info is not None and info.kind == "validation_error" and list(info.fields) == ["currency"]
+    assert info.awareness is not None and info.awareness.max_severity == "BREAKING"

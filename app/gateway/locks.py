@@ -89,7 +89,7 @@ class MemoryStore(LockStore):
         live = self._live.get(server)
         return [live] if live is not None else []
 
-    def save_live(self, record: LiveRecord) -> None:
+    def save_live(self, record: LiveRecord, expired_before: str | None = None) -> None:
         self._live[record.server] = record
 
     def save_refused(self, attempt: RefusedAttempt) -> None:

@@ -74,9 +74,11 @@ class LockStore(ABC):
         :meth:`live` can tell (reading it is I/O the awareness hot path does not do)."""
 
     @abstractmethod
-    def save_live(self, record: LiveRecord) -> None:
+    def save_live(self, record: LiveRecord, expired_before: str | None = None) -> None:
         """Keep a live report (durably: a restart keeps it), as its instance's last report and
-        as the server's last report."""
+        as the server's last report. ``expired_before`` (a stamp as ``utc_now`` writes it):
+        delete, in the same write, every other named instance's report older than it (the
+        instances not heard from: hidden once expired, gone at the server's next report)."""
 
     @abstractmethod
     def save_refused(self, attempt: RefusedAttempt) -> None:

@@ -369,14 +369,24 @@ class FileStore(LockStore):
                     self._current_cache[server] = _Cached(self._current_key(server),
                                                           StoredLock(record, surface, text))
 
-    def save_live(self, record: LiveRecord) -> None:
+    def save_live(self, record: LiveRecord, expired_before: str | None = None) -> None:
         data = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         with self.writing(record.server):
+            if expired_before is not None:
+                self._prune_instances(record.server, expired_before, keep=record.instance)
             if record.instance:
                 write_atomic(self._live_path(record.server, record.instance), data)
             latest = self.live(record.server)
             if latest is None or latest.reported_at <= record.reported_at:
                 write_atomic(self._live_path(record.server), data)  # the server's newest report
+
+    def _prune_instances(self, server: str, expired_before: str, keep: str | None) -> None:
+        """Delete the instance reports older than ``expired_before`` (under the server's lock)."""
+        for record in self.live_reports(server):
+            if record.instance and record.instance != keep and record.reported_at < expired_before:
+                self._live_path(server, record.instance).unlink(missing_ok=True)
+                with self._cache_lock:
+                    self._live_cache.pop((server, record.instance), None)
 
     def save_refused(self, attempt: RefusedAttempt) -> None:
         with self.writing(attempt.server):

@@ -358,7 +358,7 @@ class PostgresStore(LockStore):
         """Load an exported version as it was (its number, identities, timestamps)."""
         self.commit_version(record, text)
 
-    def save_live(self, record: LiveRecord) -> None:
+    def save_live(self, record: LiveRecord, expired_before: str | None = None) -> None:
         server = check_server_name(record.server, "server")
         instance = record.instance or ""
         epoch = self._epoch
@@ -370,6 +370,9 @@ class PostgresStore(LockStore):
                          "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (server, instance) DO UPDATE SET "
                          "reported_at = excluded.reported_at, record = excluded.record, seq = excluded.seq",
                          (server, instance, record.reported_at, _dumps(record.to_json()), seq))
+            if expired_before is not None:  # instances not heard from: deleted, not only hidden
+                conn.execute("DELETE FROM live_reports WHERE server = %s AND instance NOT IN ('', %s) "
+                             "AND reported_at < %s", (server, instance, expired_before))
         self._keep(server, "live", seq, epoch, record)  # the server's last report, whichever instance
         if instance:
             self._keep(server, f"live/{instance}", seq, epoch, record)

@@ -91,7 +91,7 @@ def get_awareness(
     openapi_extra=openapi_body(ValidationErrorBody),
     responses={404: {"description": "Unknown server or tool"}, 422: {"description": "Bad input"}},
 )
-async def post_validation_error(server: str, request: Request,
+async def post_validation_error(server: str, request: Request, instance: str | None = INSTANCE_QUERY,
                                 caller: Caller = Depends(require("report", "read"))) -> ValidationErrorResponse:
     server_name(server, "server")
     body = validated(ValidationErrorBody, await json_body(request))
@@ -100,5 +100,6 @@ async def post_validation_error(server: str, request: Request,
     gov: Governance = request.app.state.governance
     issues = [issue.model_dump(exclude_unset=True) for issue in body.issues] if body.issues is not None else None
     valid, xml = await run_in_threadpool(gov.validation_error, server, body.tool, body.action,
-                                         arguments=body.arguments, issues=issues, max_changes=body.max)
+                                         arguments=body.arguments, issues=issues, max_changes=body.max,
+                                         instance=instance_of(request, instance))
     return ValidationErrorResponse(valid=valid, xml=xml)

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from mcp_governance.jsontypes import JSON
+from mcp_governance.names import server_name_problem
 
 log = logging.getLogger("mcp_governance.client")
 
@@ -56,10 +57,21 @@ class GovernanceClient:
         hot_timeout: float = 0.2,
         cache_seconds: float = 30.0,
         transport: httpx.BaseTransport | None = None,
+        instance: str | None = None,
     ) -> None:
         """``timeout`` bounds pipeline calls; ``hot_timeout`` bounds the calls an MCP server
-        makes while answering a tool call; awareness sections are cached ``cache_seconds``."""
+        makes while answering a tool call; awareness sections are cached ``cache_seconds``.
+        ``instance``: the instance of an MCP server this client speaks for (during a rollout
+        old and new instances run side by side); every call names it (``X-Instance-Id``), so
+        the service answers awareness and validation errors from that instance's own live
+        report, not the fleet's last one."""
+        if instance is not None:
+            problem = server_name_problem(instance)
+            if problem is not None:  # every call would be refused (422): say so once, here
+                raise ValueError(f"instance: {problem}")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(_instance(instance))
+        self.instance = instance
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
         self.hot_timeout = hot_timeout
         self.cache_seconds = cache_seconds
@@ -104,7 +116,8 @@ class GovernanceClient:
     def put_live(self, server: str, surface: JSON, instance: str | None = None) -> dict[str, JSON]:
         """Report a live surface from a pipeline or the CLI: raises when refused (the MCP
         server's own start-up report uses :meth:`report_live`, which never raises).
-        ``instance``: which instance of the server reports (kept apart during a rollout)."""
+        ``instance``: which instance of the server reports (kept apart during a rollout;
+        default: the client's own)."""
         return self._call("PUT", f"/servers/{server}/live", json=surface, headers=_instance(instance)).json()
 
     def check(self, server: str, surface: JSON) -> dict[str, JSON]:
@@ -119,7 +132,8 @@ class GovernanceClient:
     # -- MCP-server calls (never raise) --------------------------------------------
 
     def report_live(self, server: str, surface: JSON, instance: str | None = None) -> dict[str, JSON] | None:
-        """Report the live surface at server start; None when the service is unavailable."""
+        """Report the live surface at server start; None when the service is unavailable.
+        ``instance`` (default: the client's own) names the reporting instance."""
         try:
             response = self._http.put(f"/servers/{server}/live", json=surface, headers=_instance(instance))
             if response.status_code >= 400:

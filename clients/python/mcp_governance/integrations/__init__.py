@@ -76,6 +76,7 @@ def govern(
     report_live: bool = True,
     report_timeout: float = REPORT_TIMEOUT,
     max_changes: int = 5,
+    instance: str | None = None,
 ) -> Governed:
     """Put ``server`` under the governance service at ``url``; call it once, before or after
     registering tools (every tool is covered, whenever it was added).
@@ -84,6 +85,9 @@ def govern(
     name the server was locked under). ``budget`` bounds what a failed call may wait for
     the service. ``report_live=False`` skips the start-up report (then call ``await
     governed.report_live()``, or ``anyio.run(governed.report_live)``, yourself).
+    ``instance`` names this instance of the server (a pod or host name): its live report
+    is kept apart from the other instances', and its models' awareness and validation
+    errors come from its own report (during a rollout old and new instances differ).
     """
     if getattr(server, MARK, None) is not None:
         raise RuntimeError(f"the server {getattr(server, 'name', server)!r} is already governed")
@@ -97,7 +101,7 @@ def govern(
     module = importlib.import_module(f"mcp_governance.integrations.{module_name}")
     from mcp_governance.client import GovernanceClient
 
-    client = GovernanceClient(url, token, timeout=report_timeout, hot_timeout=budget)
+    client = GovernanceClient(url, token, timeout=report_timeout, hot_timeout=budget, instance=instance)
     governed: Governed = module.governed_for(server, client, name, budget, max_changes)
     governed.install()
     if report_live:
