@@ -15,6 +15,9 @@ from tests.helpers_service import V1, V1_SAFE, V2_BREAKING, api, assert_problem,
 
 pytestmark = pytest.mark.usefixtures("store_backend")
 AWARENESS = "/servers/billing/awareness"
+TTL = 2
+"""instance_seconds in the expiry tests: stamps are whole seconds (floored), so a report is fresh
+for at least TTL - 1 seconds (the checks right after it) and expired after TTL + 1."""
 
 
 def row(client, server: str = "billing") -> dict:  # type: ignore[no-untyped-def, type-arg]
@@ -63,14 +66,14 @@ def test_awareness_answers_for_the_calling_instance(tmp_path: Path):
 
 
 def test_an_instance_not_heard_from_expires(tmp_path: Path):
-    with api(tmp_path, instance_seconds=1) as client:
+    with api(tmp_path, instance_seconds=TTL) as client:
         assert lock(client, V1).status_code == 201
         new = client.put("/servers/billing/live", json=V2_BREAKING, headers={"X-Instance-Id": "new"})
         assert new.status_code == 200
         assert client.put("/servers/billing/live", json=V1).status_code == 200
         assert client.get(AWARENESS, params={"tool": "get_invoice", "instance": "new"}).status_code == 200
         assert [i["instance"] for i in row(client)["instances"]] == ["new"]
-        time.sleep(2.1)
+        time.sleep(TTL + 1.1)
         assert "instances" not in row(client) or row(client)["instances"] is None
         assert client.get(AWARENESS, params={"tool": "get_invoice", "instance": "new"}).status_code == 204
 
@@ -140,13 +143,13 @@ def test_a_client_named_for_its_instance_gets_its_own_awareness_and_validation_e
 def test_an_expired_instance_is_deleted_from_the_store_by_the_next_live_report(tmp_path: Path):
     from tests.stores import opened
 
-    with api(tmp_path, instance_seconds=1) as client:
+    with api(tmp_path, instance_seconds=TTL) as client:
         assert lock(client, V1).status_code == 201
         assert client.put("/servers/billing/live?instance=gone", json=V2_BREAKING).status_code == 200
         assert client.put("/servers/billing/live?instance=stays", json=V1).status_code == 200
         with opened(tmp_path) as store:  # a fresh reader of the storage, not the service's memory
             assert sorted(r.instance for r in store.live_reports("billing")) == ["gone", "stays"]
-        time.sleep(2.1)
+        time.sleep(TTL + 1.1)
         with opened(tmp_path) as store:  # expired but not yet pruned: still stored (only hidden)
             assert store.live("billing", "gone") is not None
         assert client.put("/servers/billing/live", json=V1, headers={"X-Instance-Id": "stays"}).status_code == 200
