@@ -638,6 +638,14 @@ def _counts(result: dict[str, JSON] | None) -> dict[str, int]:
     return dict(result.get("summary", {})) if result else {s.value: 0 for s in Severity}
 
 
+def drift_status(lock_digest: str | None, live_digest: str) -> str:
+    """A live surface against the lock: ``unlocked``, ``in-sync`` (the same digest) or
+    ``drifted``. One definition for the dashboard's rows, its instances and the gateway."""
+    if lock_digest is None:
+        return "unlocked"
+    return "in-sync" if live_digest == lock_digest else "drifted"
+
+
 def server_status(gov: Governance, server: str) -> dict[str, JSON]:
     """One dashboard row: lock (version, when, who asked and who approved), live drift,
     worst change, counts."""
@@ -654,7 +662,7 @@ def server_status(gov: Governance, server: str) -> dict[str, JSON]:
     elif live is None:
         status = "unreported"
     else:
-        status = "in-sync" if live.live_digest == current.record.integrity_digest else "drifted"
+        status = drift_status(current.record.integrity_digest, live.live_digest)
     result = live.result if live is not None and current is not None else None
     row: dict[str, JSON] = {
         "server": server,
@@ -690,8 +698,7 @@ def instance_statuses(gov: Governance, server: str, lock_digest: str | None) -> 
             "reported_at": record.reported_at,
             "live_digest": record.live_digest,
             "lock_version": record.lock_version,
-            "status": ("unlocked" if lock_digest is None
-                       else "in-sync" if record.live_digest == lock_digest else "drifted"),
+            "status": drift_status(lock_digest, record.live_digest),
             "maxSeverity": result.get("maxSeverity") if result else None,
             "counts": _counts(result),
         })

@@ -26,7 +26,7 @@ from app.gateway.policy import Mode, Verdict, decide, strip_hidden
 from app.ingest.lenient import schema_as_clients_read_it
 from app.jsontypes import JSON
 from app.model import Surface
-from app.service import Governance, NotFound
+from app.service import Governance, NotFound, drift_status
 from app.validation import validate_compiled
 from mcp_governance.errors import ErrorCode, ToolErrorEnvelope, parse_tool_error, unknown_tool_error
 
@@ -99,13 +99,16 @@ def _text_result(text: str) -> dict[str, JSON]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def _status(result: Any, lock: Any) -> str:
-    if lock is None:
+def _status(result: Any, lock: Any, live_digest: str) -> str:
+    """The log line's status: the dashboard's word (:func:`app.service.drift_status`), with
+    what the gateway adds (the changes it judged)."""
+    status = drift_status(lock.record.integrity_digest if lock is not None else None, live_digest)
+    if status == "unlocked":
         return "unlocked (no lock: every tool is new)"
-    if result is None or result.unchanged or not result.deltas:
-        return "in sync with the lock"
+    if result is None or not result.deltas:
+        return status
     worst = result.max_severity
-    return f"drifted ({len(result.deltas)} change(s), worst {worst.value if worst else 'none'})"
+    return f"{status} ({len(result.deltas)} change(s), worst {worst.value if worst else 'none'})"
 
 
 class GatewayCore:
@@ -181,8 +184,8 @@ class GatewayCore:
         for tool in raw_tools:
             schema = schema_as_clients_read_it(tool.get("inputSchema"))
             schemas[tool["name"]] = (schema, digest_of(schema))
-        report = Report(self._fetched.origin, record.lock_version, _status(result, lock), verdict.blocked(),
-                        tuple(pinned), removed)
+        report = Report(self._fetched.origin, record.lock_version, _status(result, lock, record.live_digest),
+                        verdict.blocked(), tuple(pinned), removed)
         state = _State(verdict, served, schemas, tuple(verdict.visible()), report)
         with self._mutex:
             changed = self._state is None or self._state.served != served
