@@ -232,19 +232,9 @@ def remote_ref_problems(root: JSON, candidates: set[str] | None = None) -> list[
     refused where it is read. ``candidates`` as for :func:`local_ref_problems`."""
     if candidates is not None and not non_local_refs(candidates):
         return []
-    problems: list[str] = []
-    stack: list[tuple[JSON, str]] = [(root, "")]
-    while stack:
-        node, at = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        ref = node.get("$ref")
-        if isinstance(ref, str) and not ref.startswith("#"):
-            problems.append(f"$ref {ref!r} at {at or '/'} is not local: references outside the schema "
-                            "are never fetched (inline the schema under $defs)")
-        for tokens, sub in subschemas(node):
-            stack.append((sub, at + pointer(*tokens)))
-    return sorted(set(problems))
+    return sorted({f"$ref {ref!r} at {at or '/'} is not local: references outside the schema "
+                   "are never fetched (inline the schema under $defs)"
+                   for ref, at in _refs_located(root) if not ref.startswith("#")})
 
 
 def local_ref_problems(root: JSON, candidates: set[str] | None = None) -> list[str]:
@@ -291,21 +281,30 @@ def _local_refs(root: JSON) -> set[str]:
 
 
 def _ref_problems_located(root: JSON) -> list[str]:
-    problems: list[str] = []
+    problems: set[str] = set()
+    for ref, at in _refs_located(root):
+        if not ref.startswith("#"):
+            continue
+        if resolve_local_ref(root, ref) is None:
+            problems.add(f"$ref {ref!r} at {at or '/'} points nowhere")
+        elif deref(root, {"$ref": ref}) is None:
+            problems.add(f"$ref {ref!r} at {at or '/'} is a cycle of references that never reaches a schema")
+    return sorted(problems)
+
+
+def _refs_located(root: JSON) -> Iterator[tuple[str, str]]:
+    """Every ``$ref`` string in a schema position of ``root``, with the JSON pointer of the
+    schema that holds it: the one walk both reference checks read."""
     stack: list[tuple[JSON, str]] = [(root, "")]
     while stack:
         node, at = stack.pop()
         if not isinstance(node, dict):
             continue
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#"):
-            if resolve_local_ref(root, ref) is None:
-                problems.append(f"$ref {ref!r} at {at or '/'} points nowhere")
-            elif deref(root, {"$ref": ref}) is None:
-                problems.append(f"$ref {ref!r} at {at or '/'} is a cycle of references that never reaches a schema")
+        if isinstance(ref, str):
+            yield ref, at
         for tokens, sub in subschemas(node):
             stack.append((sub, at + pointer(*tokens)))
-    return sorted(set(problems))
 
 
 def pinned_value(schema: JSON) -> tuple[bool, JSON]:

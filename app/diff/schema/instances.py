@@ -13,10 +13,10 @@ validates it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.budget import BudgetExceeded
 from app.diff.schema.effective import (
@@ -111,13 +111,26 @@ _SAMPLERS: dict[int, Sampler] = {}
 def validators(root: JSON) -> Validators:
     """The (cached) validators of a root schema; the cache keeps the root alive, so an id
     is never reused while cached."""
-    found = _CACHE.get(id(root))
+    return _per_root(_CACHE, root, Validators)
+
+
+class _OfRoot(Protocol):
+    root: JSON
+
+
+_T = TypeVar("_T", bound=_OfRoot)
+
+
+def _per_root(cache: dict[int, _T], root: JSON, make: Callable[[JSON], _T]) -> _T:
+    """``make(root)``, cached by the root's identity; the cached object keeps the root alive
+    (its ``root``), so an id is never reused while cached. Bounded: cleared past 256."""
+    found = cache.get(id(root))
     if found is not None and found.root is root:
         return found
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    made = Validators(root)
-    _CACHE[id(root)] = made
+    if len(cache) > 256:
+        cache.clear()
+    made = make(root)
+    cache[id(root)] = made
     return made
 
 
@@ -193,14 +206,7 @@ def _types_of(value: JSON) -> list[str]:
 
 def sampler_for(root: JSON) -> Sampler:
     """The (cached) sampler of a root schema: deltas of one tool share its samples."""
-    found = _SAMPLERS.get(id(root))
-    if found is not None and found.root is root:
-        return found
-    if len(_SAMPLERS) > 256:
-        _SAMPLERS.clear()
-    made = Sampler(root)
-    _SAMPLERS[id(root)] = made
-    return made
+    return _per_root(_SAMPLERS, root, Sampler)
 
 
 class Sampler:
