@@ -9,11 +9,10 @@ import json
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,6 +23,7 @@ from hypothesis import strategies as st
 
 from mcp_governance.errors import parse_tool_error
 from tests.gateway_fixtures import SERVERS, env, gateway_client, gateway_params, names, text_of
+from tests.loopback import serving
 from tests.service_fixtures import RunningService, loopback_socket, running_service, wait_for_live
 
 BILLING = [sys.executable, str(SERVERS / "recording_billing.py")]
@@ -134,16 +134,9 @@ class Recorder(BaseHTTPRequestHandler):
 
 @contextmanager
 def recording_service() -> Iterator[tuple[str, list[tuple[str, str, dict[str, str]]]]]:
-    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
-    handler = type("RecorderHere", (Recorder,), {"seen": seen})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    seen: list[tuple[str, str, dict[str, str]]] = []
+    with serving(type("RecorderHere", (Recorder,), {"seen": seen})) as url:
+        yield url, seen
 
 
 def test_the_token_goes_to_the_service_with_the_instance_id_and_nowhere_else(tmp_path):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,48 +23,24 @@ from app.problems import InputError
 from app.schemas import deref
 from app.validation import validate_arguments
 from tests.helpers_service import TOKENS, api, assert_problem, bearer, lock, surface, tool
+from tests.loopback import recording_json
 
 MARKER = "MARKER-5b7e1c0d"
 SCHEMA_WITH_MARKER = json.dumps({"type": "string", "enum": [MARKER]})
 
 
+@dataclass
 class Listener:
     """A loopback HTTP server that answers a schema holding the marker and records requests."""
 
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        listener = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                listener.requests.append(self.path)
-                body = SCHEMA_WITH_MARKER.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/schema.json"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    url: str
+    requests: list[str]
 
 
 @pytest.fixture
 def listener() -> Iterator[Listener]:
-    served = Listener()
-    try:
-        yield served
-    finally:
-        served.close()
+    with recording_json(SCHEMA_WITH_MARKER) as (base, requests):
+        yield Listener(f"{base}/schema.json", requests)
 
 
 @pytest.fixture

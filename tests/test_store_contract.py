@@ -189,6 +189,25 @@ def test_a_service_refuses_a_schema_it_does_not_know():
 
 
 @pytest.mark.postgres_store
+def test_closing_a_store_stops_its_listener_at_once(monkeypatch: pytest.MonkeyPatch):
+    """close() wakes the LISTEN thread itself: with a poll far longer than close's join, the
+    thread is gone when close returns (it used to wait out its poll, 0.5 s per store)."""
+    import time
+
+    from app.store import postgres
+
+    monkeypatch.setattr(postgres, "LISTEN_POLL_SECONDS", 600.0)
+    store = open_store(fresh_schema_url())
+    assert isinstance(store, postgres.PostgresStore) and store._listener is not None
+    deadline = time.monotonic() + 60
+    while not store.listening() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert store.listening()
+    store.close()
+    assert not store._listener.is_alive()
+
+
+@pytest.mark.postgres_store
 def test_versions_are_append_only_in_the_database(tmp_path: Path):
     import psycopg
 

@@ -5,14 +5,12 @@ regex without a time limit."""
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
 from itertools import pairwise
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -26,6 +24,7 @@ from app.model import Surface
 from app.problems import InputError
 from tests.conftest import CORPUS_SERVERS, corpus_versions
 from tests.falsify import check_witness
+from tests.loopback import recording_json
 
 
 @cache
@@ -127,32 +126,10 @@ def test_output_witness_is_a_result_the_old_reader_refuses():
         diff(out(before), out(after)), "markdown")
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    requests: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        _Recorder.requests.append(self.path)
-        body = json.dumps({"type": "string"}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        return None
-
-
 @pytest.fixture
-def listener() -> Iterator[str]:
-    server = http.server.HTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def listener() -> Iterator[tuple[str, list[str]]]:
+    with recording_json(json.dumps({"type": "string"})) as served:
+        yield served
 
 
 def _unread(schema: Any) -> Surface:
@@ -163,11 +140,11 @@ def _unread(schema: Any) -> Surface:
     return replace(surface, tools={"t": tool})
 
 
-def test_building_a_witness_never_fetches_a_reference(listener: str, tmp_path: Any):
+def test_building_a_witness_never_fetches_a_reference(listener: tuple[str, list[str]], tmp_path: Any):
+    url, requests = listener
     marker = tmp_path / "marker.json"
     marker.write_text(json.dumps({"type": "string", "enum": ["SECRET-MARKER"]}), encoding="utf-8")
-    _Recorder.requests.clear()
-    for remote in (f"{listener}/schema.json", marker.as_uri()):
+    for remote in (f"{url}/schema.json", marker.as_uri()):
         before = {"type": "object", "properties": {"a": {"$ref": remote}, "n": {"type": "integer"}}}
         after = {"type": "object", "properties": {"a": {"$ref": remote}, "n": {"type": "integer", "maximum": 1}}}
         with pytest.raises(InputError, match="not local"):
@@ -180,7 +157,7 @@ def test_building_a_witness_never_fetches_a_reference(listener: str, tmp_path: A
             assert witness is not None
             if witness.found:  # the value never reached the remote part
                 assert "a" not in witness.value
-    assert _Recorder.requests == []
+    assert requests == []
 
 
 def test_schema_regexes_run_time_limited(monkeypatch: pytest.MonkeyPatch):

@@ -27,6 +27,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,9 @@ log = logging.getLogger("mcp_governance.store")
 STATEMENT_TIMEOUT_MS = 10_000
 """No request waits on the database longer than this (then 503), never a hang."""
 CONNECT_TIMEOUT = 3
+LISTEN_POLL_SECONDS = 5.0
+"""How often an idle listener looks at ``_closed`` by itself (a safety net: :meth:`close`
+wakes it at once with a notification on its own stop channel)."""
 APPLICATION_NAME = "mcp-governance"
 POOL_WAIT = 5.0
 
@@ -86,6 +90,7 @@ class PostgresStore(LockStore):
         except psycopg.Error as exc:
             raise StoreUnavailable(f"cannot reach the database: {_one_line(exc)}") from None
         self.channel = f"mcp_governance_{row[0] if row else 'public'}"
+        self._stop_channel = f"mcp_governance_stop_{uuid.uuid4().hex[:16]}"  # this store's own
         self.pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, timeout=POOL_WAIT, open=True,
                                    kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
                                            "application_name": APPLICATION_NAME},
@@ -112,7 +117,11 @@ class PostgresStore(LockStore):
             raise StoreUnavailable("the database did not answer in time") from None
 
     def close(self) -> None:
+        """Stop the listener at once (a notification on its own channel wakes it) and the pool."""
         self._closed = True
+        if self._listener is not None and self._listener.is_alive():
+            with contextlib.suppress(psycopg.Error, PoolTimeout), self.pool.connection(timeout=1) as conn:
+                conn.execute("SELECT pg_notify(%s, '')", (self._stop_channel,))
         self.pool.close()
         if self._listener is not None:
             self._listener.join(3)
@@ -165,13 +174,16 @@ class PostgresStore(LockStore):
                 with psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
                                      application_name=f"{APPLICATION_NAME} listen") as conn:
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._stop_channel)))
                     with self._cache_lock:  # anything cached before may have missed a notification
                         self._epoch += 1
                         self._cache.clear()
                         self._seen.clear()
                         self._listening = True
                     while not self._closed:
-                        for note in conn.notifies(timeout=0.5):
+                        for note in conn.notifies(timeout=LISTEN_POLL_SECONDS):
+                            if note.channel == self._stop_channel:
+                                break
                             self._notified(note.payload)
             except psycopg.Error as exc:
                 if not self._closed:
