@@ -247,7 +247,7 @@ def serve_http() -> Iterator[Any]:
 
     yield start
     for web, thread in started:
-        web.should_exit = True
+        web.should_exit = web.force_exit = True  # no wait for a deliberately slow answer
         thread.join(10)
 
 
@@ -275,12 +275,13 @@ def test_a_refusal_is_one_line_that_says_how_to_authenticate(serve_http, capsys,
 
 
 def test_a_slow_remote_server_times_out_cleanly(serve_http):
-    url = serve_http("json", delay=5.0)
+    delay = 30.0
+    url = serve_http("json", delay=delay)
     started = time.monotonic()
     with pytest.raises(InputError) as caught:
         capture_from_url(url, timeout=0.5, headers={"Authorization": "Bearer s3cret", "X-Tenant": "acme"})
     assert str(caught.value) == "--from-url: the MCP server did not answer initialize within 0.5 s"
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < delay / 3  # it gave up; it did not wait for the answer
 
 
 @pytest.mark.parametrize("values, problem", [
