@@ -21,7 +21,7 @@ from app.awareness import removal, render_awareness, render_removed, render_vali
 from app.diff import DiffResult, Severity, diff
 from app.diff.serialize import result_from_json
 from app.jsontypes import JSON
-from app.lockfile import lock_document, read_document, utc_now, utc_stamp, write_surface
+from app.lockfile import lock_document, read_document, utc_stamp, write_surface
 from app.model import Surface, Tool
 from app.names import is_server_name
 from app.policy import Policy
@@ -169,6 +169,9 @@ class Governance:
         self._views: dict[tuple[str, str | None], _LiveView] = {}
         self._views_lock = threading.Lock()
         self._reconciled: dict[str, object] = {}
+        self.clock: Callable[[], float] = time.time
+        """Now, in seconds since the epoch: every stamp and expiry of the service reads it (a test
+        moves it forward instead of sleeping through an instance's expiry)."""
 
     # -- diffing -------------------------------------------------------------------
 
@@ -250,7 +253,7 @@ class Governance:
             raise NeedsApproval(
                 f"{len(breaking)} BREAKING change(s) against the current lock; {why}",
                 deltas=[d.to_json() for d in breaking], **extra)
-        now = utc_now()
+        now = utc_stamp(self.clock())
         record = VersionRecord(
             server=server,
             version=(last.version + 1) if last else 1,
@@ -276,7 +279,7 @@ class Governance:
                           base: VersionRecord | None, result: DiffResult) -> RefusedAttempt | None:
         """Keep a refused lock so that an approver can accept it later.
         The refusal is the answer either way: failing to keep it is logged, not raised."""
-        now = utc_now()
+        now = utc_stamp(self.clock())
         base_digest = base.integrity_digest if base else ""
         attempt = RefusedAttempt(
             server=server,
@@ -347,8 +350,8 @@ class Governance:
         """An MCP server reports what it exposes now: diff it against the lock once, keep it
         (as ``instance``'s last report when the instance names itself)."""
         surface = replace(surface, server=server)
-        record = self._live_record(server, surface, utc_now(), instance)
-        self.store.save_live(record, expired_before=utc_stamp(time.time() - self.instance_ttl))
+        record = self._live_record(server, surface, utc_stamp(self.clock()), instance)
+        self.store.save_live(record, expired_before=utc_stamp(self.clock() - self.instance_ttl))
         return record
 
     def _live_record(self, server: str, surface: Surface, reported_at: str,
@@ -399,7 +402,7 @@ class Governance:
 
     def instance_fresh(self, record: LiveRecord) -> bool:
         """Whether an instance was heard from within ``instance_ttl`` seconds."""
-        return _seconds(record.reported_at) + self.instance_ttl >= time.time()
+        return _seconds(record.reported_at) + self.instance_ttl >= self.clock()
 
     def named_instance(self, server: str, instance: str | None) -> str | None:
         """``instance`` when it has a report that has not expired; else None (the server's last)."""
@@ -516,7 +519,7 @@ class Governance:
         view = self._views.get((server, instance))
         if record is None or view is None or view.record is not record:
             return None
-        if instance and view.expires < time.time():
+        if instance and view.expires < self.clock():
             return None  # an expired instance: the slow path answers with the server's last report
         return self._render(view, tool, action, max_changes, failed)
 

@@ -5,7 +5,6 @@ from for ``instance_seconds`` expires."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
@@ -15,9 +14,15 @@ from tests.helpers_service import V1, V1_SAFE, V2_BREAKING, api, assert_problem,
 
 pytestmark = pytest.mark.usefixtures("store_backend")
 AWARENESS = "/servers/billing/awareness"
-TTL = 2
-"""instance_seconds in the expiry tests: stamps are whole seconds (floored), so a report is fresh
-for at least TTL - 1 seconds (the checks right after it) and expired after TTL + 1."""
+TTL = 60
+"""instance_seconds in the expiry tests, which move the service's clock past it (never sleep)."""
+
+
+def advance(client, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    """Move the service's clock ``seconds`` ahead of real time (stamps, expiry, pruning)."""
+    governance = client.app.state.governance
+    real = governance.clock
+    governance.clock = lambda: real() + seconds
 
 
 def row(client, server: str = "billing") -> dict:  # type: ignore[no-untyped-def, type-arg]
@@ -73,7 +78,7 @@ def test_an_instance_not_heard_from_expires(tmp_path: Path):
         assert client.put("/servers/billing/live", json=V1).status_code == 200
         assert client.get(AWARENESS, params={"tool": "get_invoice", "instance": "new"}).status_code == 200
         assert [i["instance"] for i in row(client)["instances"]] == ["new"]
-        time.sleep(TTL + 1.1)
+        advance(client, TTL + 1)
         assert "instances" not in row(client) or row(client)["instances"] is None
         assert client.get(AWARENESS, params={"tool": "get_invoice", "instance": "new"}).status_code == 204
 
@@ -149,7 +154,7 @@ def test_an_expired_instance_is_deleted_from_the_store_by_the_next_live_report(t
         assert client.put("/servers/billing/live?instance=stays", json=V1).status_code == 200
         with opened(tmp_path) as store:  # a fresh reader of the storage, not the service's memory
             assert sorted(r.instance for r in store.live_reports("billing")) == ["gone", "stays"]
-        time.sleep(TTL + 1.1)
+        advance(client, TTL + 1)
         with opened(tmp_path) as store:  # expired but not yet pruned: still stored (only hidden)
             assert store.live("billing", "gone") is not None
         assert client.put("/servers/billing/live", json=V1, headers={"X-Instance-Id": "stays"}).status_code == 200
