@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import stores
+from tests import ordering, stores
 from tests.stores import _drop_test_database, store_backend, store_location  # noqa: F401 - fixtures
 
 # PYTHONDONTWRITEBYTECODE (set on some machines) made every xdist worker rewrite every test
@@ -37,7 +37,13 @@ settings.register_profile("ci", max_examples=100, deadline=None, suppress_health
 settings.load_profile("ci" if PROFILE == "ci" else "dev")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if ordering.RECORD:
+        config.pluginmanager.register(ordering.Recorder(PROFILE), "mcp-governance-file-seconds")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    ordering.longest_first(items, PROFILE)  # xdist hands out files in this order (tests/ordering.py)
     if PROFILE == "ci":
         return
     skip = pytest.mark.skip(reason="slow: runs in the ci profile (MCP_GOVERNANCE_TEST_PROFILE=ci, .ci/run)")
