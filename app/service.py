@@ -544,13 +544,16 @@ class Governance:
                     view.rendered.popitem(last=False)
         return cached
 
-    def unknown_tool(self, server: str, tool: str, max_changes: int = 5) -> UnknownTool:
+    def unknown_tool(self, server: str, tool: str, max_changes: int = 5,
+                     instance: str | None = None) -> UnknownTool:
         """What a model that called a tool the live surface lacks should be told: whether the
         lock knew it (removed, or renamed), the tool that replaces it, the tools there are, and
         the ``<contract_awareness>`` section that says so ('' for a tool never locked). For the
-        SDK integration's ``<tool_error code="UNKNOWN_ACTION">``. Raises NotFound for an
-        unknown server."""
-        view = self.live_view(server)
+        SDK integration's ``<tool_error code="UNKNOWN_ACTION">``. ``instance``: the calling
+        instance, whose own live surface is used while it has not expired (as in
+        :meth:`awareness`). Raises NotFound for an unknown server."""
+        instance = self.named_instance(server, instance)
+        view = self.live_view(server, instance)
         if view is None:
             current = self.current(server)
             if current is None:
@@ -560,7 +563,7 @@ class Governance:
         if view.result is None or tool in view.tools or tool not in view.result.tools.removed:
             return UnknownTool(tool, False, None, available, "")
         _, instead = removal(view.result, tool)
-        xml = self.cached_awareness(server, tool, None, max_changes)
+        xml = self.cached_awareness(server, tool, None, max_changes, instance=instance)
         if xml is None:  # the live record changed under us: render from the view we hold
             xml = render_removed(view.result, tool, max_changes, lock_version=view.record.lock_version,
                                  locked_at=view.record.locked_at)

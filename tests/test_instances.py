@@ -145,6 +145,25 @@ def test_a_client_named_for_its_instance_gets_its_own_awareness_and_validation_e
         assert sorted(i["instance"] for i in rows) == ["canary", "new", "old"]
 
 
+def test_a_tool_one_instance_removed_is_unknown_to_that_instance_alone(tmp_path: Path):
+    """During a rollout the new instance dropped a tool: the service tells that instance's
+    model the tool was removed, while the old instance still serves it."""
+    without_list = {"tools": [t for t in V1["tools"] if t["name"] != "list_invoices"]}  # type: ignore[union-attr]
+    with api(tmp_path, instance_seconds=TTL) as client:
+        assert lock(client, V1).status_code == 201
+        assert client.put("/servers/billing/live?instance=new", json=without_list).status_code == 200
+        assert client.put("/servers/billing/live?instance=old", json=V1).status_code == 200
+        governance = client.app.state.governance
+        new = governance.unknown_tool("billing", "list_invoices", instance="new")
+        assert new.removed and new.available == ("get_invoice",) and "list_invoices" in new.xml
+        old = governance.unknown_tool("billing", "list_invoices", instance="old")
+        assert not old.removed and old.available == ("get_invoice", "list_invoices") and old.xml == ""
+        fleet = governance.unknown_tool("billing", "list_invoices")  # the server's last report: old's
+        assert not fleet.removed
+        advance(client, TTL + 1)  # an expired instance falls back to the server's last report
+        assert not governance.unknown_tool("billing", "list_invoices", instance="new").removed
+
+
 def test_an_expired_instance_is_deleted_from_the_store_by_the_next_live_report(tmp_path: Path):
     from tests.stores import opened
 
