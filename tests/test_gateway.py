@@ -136,6 +136,15 @@ def test_the_cli_refuses_a_gateway_without_a_server_to_front(capsys):
     assert err.count("\n") == 1 and "a command after `--`, or --upstream-url" in err
 
 
+@pytest.mark.parametrize("value", ["-1", "0.01", "90000", "nan"])
+def test_the_cli_refuses_a_lock_refresh_it_cannot_use(capsys, value):
+    from app.cli import main
+
+    assert main(["gateway", "--server", "billing", "--lock-refresh", value, "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--lock-refresh: 0 (never) or between 0.1 and 86400 seconds" in err
+
+
 @pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
 def test_a_2026_client_over_stdio_gets_the_same_governance(lockfiles, tmp_path):
     """The SDK client's default negotiation (``mode="auto"``: the 2026-07-28 protocol when the

@@ -266,38 +266,66 @@ def test_over_streamable_http_a_rug_pull_is_blocked_and_the_rest_passes(lockfile
 
 
 
-@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
-def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfiles, tmp_path):
-    """The lock is fetched again on every tools/list_changed: once someone approves the new
-    schema (a lock with approved_by), the tool comes back."""
+def own_copy(lockfiles: Path, tmp_path: Path) -> Path:
     import shutil
-
-    from app.service import Governance, LockRequest
-    from app.store import FileStore
 
     own = tmp_path / "lockfiles"
     shutil.copytree(lockfiles, own)
+    return own
 
-    def approve_live() -> None:
-        gov = Governance(FileStore(own))
-        deadline = time.monotonic() + 10
-        while True:
-            live = gov.live_surface("weather")
-            if live is not None and "units" in json.dumps(live.tools["get_weather"].input_schema):
-                break
-            assert time.monotonic() < deadline, "the gateway never reported the rug-pulled surface"
-            time.sleep(0.05)
-        gov.lock("weather", live, LockRequest(who="test", approved_by="reviewer", reason="units are fine"))
+
+def approve_live(own: Path) -> None:
+    """A reviewer approves the rug-pulled schema the gateway reported: a lock with approved_by."""
+    from app.service import Governance, LockRequest
+    from app.store import FileStore
+
+    gov = Governance(FileStore(own))
+    deadline = time.monotonic() + 10
+    while True:
+        live = gov.live_surface("weather")
+        if live is not None and "units" in json.dumps(live.tools["get_weather"].input_schema):
+            break
+        assert time.monotonic() < deadline, "the gateway never reported the rug-pulled surface"
+        time.sleep(0.05)
+    gov.lock("weather", live, LockRequest(who="test", approved_by="reviewer", reason="units are fine"))
+
+
+def test_a_change_approved_while_the_server_stays_put_is_served_after_a_lock_refresh(lockfiles, tmp_path):
+    """The gateway fetches the lock on a timer (--lock-refresh): once someone approves the
+    blocked schema, the tool comes back and the client is told (tools/list_changed), though
+    the server changed nothing since."""
+    own = own_copy(lockfiles, tmp_path)
 
     async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
         await rug_pull(client, seen, "schema")
         blocked = await client.list_tools()
-        await anyio.to_thread.run_sync(approve_live)
+        seen.tools_changed = anyio.Event()
+        await anyio.to_thread.run_sync(approve_live, own)
+        with anyio.fail_after(30):
+            await seen.tools_changed.wait()  # from the gateway: the server sent nothing
+        return blocked, await client.list_tools(), await client.call_tool("get_weather", {"city": "Oslo", "units": "C"})
+
+    blocked, approved, called = run(own, tmp_path, "enforce", script, options=("--lock-refresh", "0.2"))
+    assert weather_tool(blocked) is None
+    assert "units" in weather_tool(approved).input_schema["properties"]
+    assert text_of(called) == "sunny in Oslo, 21 C"
+
+
+@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
+def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfiles, tmp_path):
+    """The lock is fetched again on every tools/list_changed: once someone approves the new
+    schema (a lock with approved_by), the tool comes back."""
+    own = own_copy(lockfiles, tmp_path)
+
+    async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
+        await rug_pull(client, seen, "schema")
+        blocked = await client.list_tools()
+        await anyio.to_thread.run_sync(approve_live, own)
         seen.tools_changed = anyio.Event()
         await rug_pull(client, seen, "schema")  # the server says its tools changed again
         return blocked, await client.list_tools(), await client.call_tool("get_weather", {"city": "Oslo", "units": "C"})
 
-    blocked, approved, called = run(own, tmp_path, "enforce", script)
+    blocked, approved, called = run(own, tmp_path, "enforce", script, options=("--lock-refresh", "0"))
     assert weather_tool(blocked) is None
     assert "units" in weather_tool(approved).input_schema["properties"]
     assert text_of(called) == "sunny in Oslo, 21 C"

@@ -55,6 +55,8 @@ def cmd_gateway(args: argparse.Namespace) -> int:
         raise CliError("--service and --lockfiles: give one source of locks, not both")
     if not 0 < args.budget_ms <= 10_000:
         raise CliError("--budget-ms: between 1 and 10000")
+    if not (args.lock_refresh == 0 or 0.1 <= args.lock_refresh <= 86_400):
+        raise CliError("--lock-refresh: 0 (never) or between 0.1 and 86400 seconds")
     listen = _listen(args.listen) if args.listen else None
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="mcp-governance gateway: %(message)s")
@@ -78,7 +80,8 @@ def cmd_gateway(args: argparse.Namespace) -> int:
         source = ServiceSource(args.service, token, Path(args.cache_dir), instance, timeout=args.service_timeout)
     else:
         source = LockfilesSource(Path(args.lockfiles or default_lockfiles()))
-    settings = Settings(args.server, Mode(args.mode), allow_new=args.allow_new, budget=args.budget_ms / 1000)
+    settings = Settings(args.server, Mode(args.mode), allow_new=args.allow_new, budget=args.budget_ms / 1000,
+                        lock_refresh=args.lock_refresh)
     upstream: StdioServerParameters | str = args.upstream_url or StdioServerParameters(
         command=command[0], args=command[1:], env=upstream_env(token))
     gateway = Gateway(GatewayCore(settings, source), upstream)
@@ -97,12 +100,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "gateway",
         help="front an MCP server: check its contract, validate calls, block or pin changed tools",
         description=(
-            "An MCP server in front of one MCP server (a command after --, or --upstream-url). At connect and on "
-            "tools/list_changed it diffs the server's surface against the lock of --server (from --service or "
-            "--lockfiles) and applies --mode: observe (report drift), enforce (hide tools with BREAKING or "
-            "security changes; calls get FORBIDDEN), pin (as enforce, and a tool whose text alone changed is "
-            "served with the locked text). Invalid calls are answered with <validation_error> before the server "
-            "sees them. Everything else passes through. Logs go to stderr."),
+            "An MCP server in front of one MCP server (a command after --, or --upstream-url). At connect, on "
+            "tools/list_changed and when the lock moves (--lock-refresh) it diffs the server's surface against "
+            "the lock of --server (from --service or --lockfiles) and applies --mode: observe (report drift), "
+            "enforce (hide tools with BREAKING or security changes; calls get FORBIDDEN), pin (as enforce, and a "
+            "tool whose text alone changed is served with the locked text). Invalid calls are answered with "
+            "<validation_error> before the server sees them. Everything else passes through. Logs go to stderr."),
         epilog=("Example: mcp-governance gateway --server filesystem --lockfiles lockfiles --mode pin -- "
                 "npx -y @modelcontextprotocol/server-filesystem /tmp"),
     )
@@ -127,6 +130,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     gateway.add_argument("--service-timeout", type=float, default=2.0, metavar="S",
                          help="longest wait for the lock from --service at connect before the cached copy is used "
                               "(default: 2)")
+    gateway.add_argument("--lock-refresh", type=float, default=60.0, metavar="S",
+                         help="fetch the lock again every S seconds, so a change approved meanwhile is served "
+                              "without a restart (default: 60; 0: only at connect and on tools/list_changed)")
     gateway.add_argument("--instance-id", metavar="ID", help="names this gateway in live reports "
                                                              "(default: host, pid and a random suffix)")
     gateway.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"),

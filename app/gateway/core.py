@@ -46,6 +46,9 @@ class Settings:
     """enforce/pin: serve tools the lock does not know (default: hidden until locked)."""
     budget: float = DEFAULT_BUDGET
     max_changes: int = 5
+    lock_refresh: float = 60.0
+    """Seconds between fetches of the lock besides connect and tools/list_changed (0: never), so
+    a change approved in the service reaches a running gateway without the server changing."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,12 @@ class GatewayCore:
         self._fetched = fetched
         self.store.set_lock(server, fetched.lock)
         return fetched
+
+    def lock_identity(self) -> tuple[int, str] | None:
+        """The held lock's version and digest (None: no lock): a refresh that got the same one
+        needs no new contract check."""
+        lock = self._fetched.lock if self._fetched is not None else None
+        return (lock.record.version, lock.record.integrity_digest) if lock is not None else None
 
     def check(self, wire: dict[str, JSON], surface: Surface) -> tuple[bool, Report]:
         """Diff the live surface (``wire``: the listing as MCP sent it; ``surface``: read)

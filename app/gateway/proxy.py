@@ -10,8 +10,10 @@ flight (else the last one seen); server notifications (progress, log messages, r
 updates, list changes) go to the client sessions. Cancelling a request cancels the
 forwarded one (the SDK sends the courtesy ``notifications/cancelled`` upstream).
 
-Only ``tools/list`` and ``tools/call`` are governed (:class:`app.gateway.core.GatewayCore`),
-and ``notifications/tools/list_changed`` from the server triggers a new contract check.
+Only ``tools/list`` and ``tools/call`` are governed (:class:`app.gateway.core.GatewayCore`).
+The lock is fetched again on ``notifications/tools/list_changed`` from the server and every
+``lock_refresh`` seconds; either runs a new contract check (the timer only when the lock
+moved), and the client is told when what it may see changed.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ class Gateway:
         """A live client session per connection (the SDK's per-request session objects
         share their connection)."""
         self._inflight: dict[Any, ServerRequestContext[Any, Any]] = {}
-        self._recheck = threading.Lock()
+        self._checking = anyio.Lock()
+        """One contract check at a time: a verdict from an older listing never lands last."""
         self._task_group: anyio.abc.TaskGroup | None = None
 
     # -- upstream ------------------------------------------------------------------
@@ -219,14 +222,33 @@ class Gateway:
         """The server says its tools changed (maybe a rug pull): check again, tell the client
         when what it may see changed."""
         try:
-            # the lock may have moved too (a change approved since): fetched again, off the loop
-            await anyio.to_thread.run_sync(self.core.load_lock)
-            changed = await self.check()
+            async with self._checking:
+                # the lock may have moved too (a change approved since): fetched again, off the loop
+                await anyio.to_thread.run_sync(self.core.load_lock)
+                changed = await self.check()
         except Exception:  # keep serving the last verdict; the log says why
             log.exception("the contract check after tools/list_changed failed; keeping the last verdict")
             return
         if changed:
             await self._broadcast(types.ToolListChangedNotification())
+
+    async def _refresh_lock_forever(self, every: float) -> None:
+        """Fetch the lock every ``every`` seconds; when it moved (a change approved, a new
+        version locked), check the contract again and tell the client what changed."""
+        while True:
+            await anyio.sleep(every)
+            try:
+                async with self._checking:
+                    held = self.core.lock_identity()
+                    await anyio.to_thread.run_sync(self.core.load_lock)
+                    if self.core.lock_identity() == held:
+                        continue
+                    changed = await self.check()
+            except Exception:  # keep serving the last verdict; the log says why
+                log.exception("the contract check after a lock refresh failed; keeping the last verdict")
+                continue
+            if changed:
+                await self._broadcast(types.ToolListChangedNotification())
 
     # -- downstream handlers -------------------------------------------------------
 
@@ -324,6 +346,8 @@ class Gateway:
         stack.callback(self._task_group.cancel_scope.cancel)
         await self.check()
         self.build_server()
+        if self.core.settings.lock_refresh > 0:
+            self._task_group.start_soon(self._refresh_lock_forever, self.core.settings.lock_refresh)
 
     async def serve_stdio(self) -> None:
         from mcp.server.stdio import stdio_server
