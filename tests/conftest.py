@@ -24,8 +24,10 @@ from tests.stores import _drop_test_database, store_backend, store_location  # n
 
 # PYTHONDONTWRITEBYTECODE (set on some machines) made every xdist worker rewrite every test
 # module's asserts anew, about 4 s of CPU a worker a run: pytest caches the rewritten modules in
-# __pycache__ (git-ignored) when it may write bytecode.
+# __pycache__ (git-ignored) when it may write bytecode. The processes the tests start (serve,
+# the gateway, the CLI) may cache theirs too: each gateway compiled app/gateway/proxy.py anew.
 sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 PROFILE = os.environ.get("MCP_GOVERNANCE_TEST_PROFILE") or "dev"
 DEV_EXAMPLES = 20
