@@ -219,24 +219,32 @@ def serve_started(args: list[str], log: Path, *, env: dict[str, str] | None = No
                   ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``python -m app serve ARGS`` on a free loopback port (stdout and stderr to ``log``),
     waited for by polling ``ready`` (never a fixed sleep: generous under load, quick when
-    idle); yields the URL and the process, and stops it afterwards (if a test has not)."""
-    port = free_port()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-            stdout=out, stderr=subprocess.STDOUT, env=env or clean_env(), cwd=log.parent)
-    url = f"http://127.0.0.1:{port}"
-    try:
+    idle); yields the URL and the process, and stops it afterwards (if a test has not). A port
+    taken by another test's server between finding it free and binding it: another port."""
+    for attempt in range(3):
+        port = free_port()
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+                stdout=out, stderr=subprocess.STDOUT, env=env or clean_env(), cwd=log.parent)
+        url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + START_TIMEOUT
-        while True:
+        while process.poll() is None and time.monotonic() < deadline:
             try:
                 if httpx.get(f"{url}{ready}", timeout=1.0).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"serve did not start:\n{log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.05)
+        if process.poll() is None and time.monotonic() < deadline:
+            break
+        output = log.read_text(errors="replace")
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if "address already in use" not in output or attempt == 2:
+            raise RuntimeError(f"serve did not start:\n{output[-2000:]}")
+    try:
         yield url, process
     finally:
         if process.poll() is None:

@@ -6,6 +6,7 @@ poll stops it in a few milliseconds.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,3 +50,17 @@ def recording_json(body: str) -> Iterator[tuple[str, list[str]]]:
 
     with serving(Handler) as url:
         yield url, requests
+
+
+_refusing: list[socket.socket] = []
+
+
+def refused_url() -> str:
+    """``http://127.0.0.1:PORT`` where every connection is refused at once, for as long as this
+    process runs: the port stays bound (never listening), so no server another test starts can
+    take it, as it could a port found free and closed again."""
+    if not _refusing:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        _refusing.append(sock)
+    return f"http://127.0.0.1:{_refusing[0].getsockname()[1]}"

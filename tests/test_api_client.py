@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mcp_governance.client import GovernanceClient, GovernanceError
-from tests.helpers_service import GRANTS, TOKENS, V1, V1_SAFE, V2_BREAKING, free_port, make_app, uvicorn_thread
+from tests.helpers_service import GRANTS, TOKENS, V1, V1_SAFE, V2_BREAKING, make_app, uvicorn_thread
+from tests.loopback import refused_url
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def test_mcp_server_calls_report_fetch_awareness_and_render_validation_errors(ur
 
 
 def test_mcp_server_calls_never_raise_when_the_service_is_down():
-    down = f"http://127.0.0.1:{free_port()}"
+    down = refused_url()
     with GovernanceClient(down, TOKENS["mcp"], hot_timeout=0.5, timeout=0.5) as client:
         assert client.report_live("billing", V1) is None
         assert client.awareness("billing", "get_invoice") == ""

@@ -23,6 +23,7 @@ from app.capture import capture_from_command, capture_from_url, check_url
 from app.cli import main
 from app.ingest.load import surface_from_json
 from app.problems import InputError
+from tests.loopback import refused_url
 from tests.service_fixtures import (
     RunningService,
     billing_command,
@@ -202,11 +203,9 @@ def test_capture_from_a_streamable_http_server(http_billing):
 
 
 def test_an_unreachable_url_is_one_line():
-    sock = loopback_socket()
-    port = sock.getsockname()[1]
-    sock.close()
-    with pytest.raises(InputError, match=rf"^--from-url: cannot reach http://127.0.0.1:{port}/mcp: "):
-        capture_from_url(f"http://127.0.0.1:{port}/mcp", timeout=5)
+    url = f"{refused_url()}/mcp"
+    with pytest.raises(InputError, match=rf"^--from-url: cannot reach {url}: "):
+        capture_from_url(url, timeout=5)
 
 
 def test_a_capture_needs_no_mcp_sdk(tmp_path):
@@ -302,9 +301,7 @@ def test_cli_live_reports_the_drift(governance_service, capsys, monkeypatch, tmp
     monkeypatch.setenv("BILLING_VERSION", "v2")
     code, out, _ = cli(capsys, "live", "--from-command", billing_cli_command(), "--url", url)
     assert code == 0 and out.startswith("billing: drifted from lock version 1 (max BREAKING: ")
-    sock = loopback_socket()
-    dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    sock.close()
+    dead = refused_url()
     surface = tmp_path / "tools.json"
     surface.write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}')
     code, _, err = cli(capsys, "live", str(surface), "--server", "billing", "--url", dead)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from mcp_governance.errors import parse_tool_error
 from tests.gateway_fixtures import SERVERS, env, gateway_client, gateway_params, names, text_of
-from tests.loopback import serving
+from tests.loopback import refused_url, serving
 from tests.service_fixtures import RunningService, loopback_socket, running_service, wait_for_live
 
 BILLING = [sys.executable, str(SERVERS / "recording_billing.py")]
@@ -78,19 +78,12 @@ def test_the_lock_comes_from_the_service_and_the_live_surface_goes_back(service,
     assert (tmp_path / "cache" / "billing.lock.json").exists()
 
 
-def dead_url() -> str:
-    sock = loopback_socket()
-    port = sock.getsockname()[1]
-    sock.close()
-    return f"http://127.0.0.1:{port}"
-
-
 @pytest.mark.parametrize("where", ["down", pytest.param("hanging", marks=pytest.mark.slow)])
 def test_a_service_down_or_hanging_never_blocks_a_call(service, tmp_path, where):
     lock_v1(service)
     assert names(session(tmp_path, service.url, "v1", "enforce", listing)) == ["get_invoice", "list_invoices"]
     hanging = loopback_socket()  # accepts connections, never answers
-    url = dead_url() if where == "down" else f"http://127.0.0.1:{hanging.getsockname()[1]}"
+    url = refused_url() if where == "down" else f"http://127.0.0.1:{hanging.getsockname()[1]}"
 
     async def script(client: Any) -> dict[str, Any]:
         got: dict[str, Any] = {"listing": await client.list_tools()}

@@ -26,6 +26,7 @@ from mcp_governance.errors import (
 )
 from mcp_governance.integrations import Governed, govern
 from mcp_governance.integrations._core import MARK
+from tests.loopback import refused_url
 from tests.service_fixtures import (
     RunningService,
     billing_module,
@@ -51,14 +52,6 @@ def run(scenario: Callable[[], Awaitable[Any]]) -> Any:
 
 def text_of(result: Any) -> str:
     return "\n".join(item.text for item in result.content if getattr(item, "text", None) is not None)
-
-
-def dead_url() -> str:
-    """A loopback port nobody listens on (connection refused at once)."""
-    sock = loopback_socket()
-    port = sock.getsockname()[1]
-    sock.close()
-    return f"http://127.0.0.1:{port}"
 
 
 async def surface_of(server: MCPServer) -> dict[str, Any]:
@@ -128,7 +121,7 @@ def test_a_down_or_silent_service_leaves_the_sdks_own_message_within_the_budget(
     own = sdk_message(lambda: billing.build("v2"), "get_invoice", {"id": "inv_1001"})
     assert own.startswith("Error executing tool get_invoice: 1 validation error")
     silent = loopback_socket()  # accepts connections, never answers
-    url = dead_url() if where == "down" else f"http://127.0.0.1:{silent.getsockname()[1]}"
+    url = refused_url() if where == "down" else f"http://127.0.0.1:{silent.getsockname()[1]}"
     server = billing.build("v2")
     governed = govern(server, url=url, budget=BUDGET)
 
@@ -215,7 +208,7 @@ def test_a_grouped_tool_gets_the_awareness_of_the_action_it_called(governance_se
 
 def error_server() -> MCPServer:
     server = MCPServer("errors")
-    govern(server, url=dead_url(), report_live=False)  # before the tools: later tools are governed too
+    govern(server, url=refused_url(), report_live=False)  # before the tools: later tools are governed too
 
     @server.tool()
     def returns_builder(id: str) -> str:
@@ -332,13 +325,13 @@ def test_validation_still_comes_first_for_an_envelope_returning_tool():
 
 def test_govern_refuses_a_second_call_and_a_bad_server_name():
     server = MCPServer("twice")
-    assert isinstance(govern(server, url=dead_url(), report_live=False), Governed)
+    assert isinstance(govern(server, url=refused_url(), report_live=False), Governed)
     with pytest.raises(RuntimeError, match="already governed"):
-        govern(server, url=dead_url())
+        govern(server, url=refused_url())
     with pytest.raises(ValueError, match="not a valid server name"):
-        govern(MCPServer("has spaces"), url=dead_url())
+        govern(MCPServer("has spaces"), url=refused_url())
     with pytest.raises(ValueError, match="budget"):
-        govern(MCPServer("zero"), url=dead_url(), budget=0)
+        govern(MCPServer("zero"), url=refused_url(), budget=0)
 
 
 def test_a_down_service_never_delays_start_up(billing):
