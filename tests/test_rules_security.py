@@ -492,7 +492,8 @@ def test_hostile_long_texts_stay_fast(text):
     """Not quadratic in the text: the whole text against its first quarter, measured in the
     same test (a ratio: linear is 4x, quadratic 16x; ``a@a@...`` measures about 10x, the
     e-mail cue's search being superlinear on it). Runs alternate and the fastest of each
-    counts, with the collector off, so a busy machine slows both sides alike."""
+    counts, with the collector off; the time is this thread's CPU time, which a busy machine
+    does not stretch (wall time did: a 60 ms run preempted four times measured 16x)."""
     quarter = text[: len(text) // 4]
     pairs = [(with_description("Pay."), with_description(value, "pay", other("send_email"))) for value in
              (quarter, text)]
@@ -502,9 +503,9 @@ def test_hostile_long_texts_stay_fast(text):
     try:
         for _ in range(5):
             for index, (before, after) in enumerate(pairs):
-                start = time.perf_counter()
+                start = time.thread_time()
                 security(before, after)
-                best[index] = min(best[index], time.perf_counter() - start)
+                best[index] = min(best[index], time.thread_time() - start)
     finally:
         gc.enable()
     assert best[1] / max(best[0], 0.005) < 14, best
