@@ -266,14 +266,6 @@ def test_over_streamable_http_a_rug_pull_is_blocked_and_the_rest_passes(lockfile
 
 
 
-def own_copy(lockfiles: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    own = tmp_path / "lockfiles"
-    shutil.copytree(lockfiles, own)
-    return own
-
-
 def approve_live(own: Path) -> None:
     """A reviewer approves the rug-pulled schema the gateway reported: a lock with approved_by."""
     from app.service import Governance, LockRequest
@@ -290,42 +282,32 @@ def approve_live(own: Path) -> None:
     gov.lock("weather", live, LockRequest(who="test", approved_by="reviewer", reason="units are fine"))
 
 
-def test_a_change_approved_while_the_server_stays_put_is_served_after_a_lock_refresh(lockfiles, tmp_path):
-    """The gateway fetches the lock on a timer (--lock-refresh): once someone approves the
-    blocked schema, the tool comes back and the client is told (tools/list_changed), though
-    the server changed nothing since."""
-    own = own_copy(lockfiles, tmp_path)
+# The dev profile keeps the timer; the tools/list_changed variation runs in the ci profile.
+@pytest.mark.parametrize("trigger", ["lock-refresh", pytest.param("list-changed", marks=pytest.mark.slow)])
+def test_a_change_approved_mid_session_comes_back(lockfiles, tmp_path, trigger):
+    """Once someone approves the blocked schema (a lock with approved_by), the tool comes back
+    and the client is told (tools/list_changed): the gateway fetches the lock on a timer
+    (--lock-refresh), though the server changed nothing since, and again on every
+    tools/list_changed from the server."""
+    import shutil
+
+    own = tmp_path / "lockfiles"
+    shutil.copytree(lockfiles, own)
 
     async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
         await rug_pull(client, seen, "schema")
         blocked = await client.list_tools()
         seen.tools_changed = anyio.Event()
         await anyio.to_thread.run_sync(approve_live, own)
-        with anyio.fail_after(30):
-            await seen.tools_changed.wait()  # from the gateway: the server sent nothing
+        if trigger == "list-changed":
+            await rug_pull(client, seen, "schema")  # the server says its tools changed again
+        else:
+            with anyio.fail_after(30):
+                await seen.tools_changed.wait()  # from the gateway: the server sent nothing
         return blocked, await client.list_tools(), await client.call_tool("get_weather", {"city": "Oslo", "units": "C"})
 
-    blocked, approved, called = run(own, tmp_path, "enforce", script, options=("--lock-refresh", "0.2"))
-    assert weather_tool(blocked) is None
-    assert "units" in weather_tool(approved).input_schema["properties"]
-    assert text_of(called) == "sunny in Oslo, 21 C"
-
-
-@pytest.mark.slow  # a variation of the sessions kept in the dev profile: ci profile only
-def test_a_change_approved_mid_session_is_served_at_the_next_list_change(lockfiles, tmp_path):
-    """The lock is fetched again on every tools/list_changed: once someone approves the new
-    schema (a lock with approved_by), the tool comes back."""
-    own = own_copy(lockfiles, tmp_path)
-
-    async def script(client: Client, seen: Seen) -> tuple[Any, Any, Any]:
-        await rug_pull(client, seen, "schema")
-        blocked = await client.list_tools()
-        await anyio.to_thread.run_sync(approve_live, own)
-        seen.tools_changed = anyio.Event()
-        await rug_pull(client, seen, "schema")  # the server says its tools changed again
-        return blocked, await client.list_tools(), await client.call_tool("get_weather", {"city": "Oslo", "units": "C"})
-
-    blocked, approved, called = run(own, tmp_path, "enforce", script, options=("--lock-refresh", "0"))
+    refresh = "0.2" if trigger == "lock-refresh" else "0"
+    blocked, approved, called = run(own, tmp_path, "enforce", script, options=("--lock-refresh", refresh))
     assert weather_tool(blocked) is None
     assert "units" in weather_tool(approved).input_schema["properties"]
     assert text_of(called) == "sunny in Oslo, 21 C"

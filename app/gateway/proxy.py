@@ -219,36 +219,32 @@ class Gateway:
         await self._broadcast(message, related)
 
     async def _tools_changed(self) -> None:
-        """The server says its tools changed (maybe a rug pull): check again, tell the client
-        when what it may see changed."""
+        """The server says its tools changed (maybe a rug pull): check again (the lock may have
+        moved too: a change approved since)."""
+        await self._recheck("tools/list_changed")
+
+    async def _refresh_lock_forever(self, every: float) -> None:
+        """Fetch the lock every ``every`` seconds; check again when it moved (a change approved,
+        a new version locked)."""
+        while True:
+            await anyio.sleep(every)
+            await self._recheck("a lock refresh", only_if_the_lock_moved=True)
+
+    async def _recheck(self, after: str, *, only_if_the_lock_moved: bool = False) -> None:
+        """Fetch the lock again (off the loop), run the contract check, and tell the client when
+        what it may see changed. A failure keeps the last verdict; the log says why."""
         try:
             async with self._checking:
-                # the lock may have moved too (a change approved since): fetched again, off the loop
+                held = self.core.lock_identity()
                 await anyio.to_thread.run_sync(self.core.load_lock)
+                if only_if_the_lock_moved and self.core.lock_identity() == held:
+                    return
                 changed = await self.check()
-        except Exception:  # keep serving the last verdict; the log says why
-            log.exception("the contract check after tools/list_changed failed; keeping the last verdict")
+        except Exception:
+            log.exception("the contract check after %s failed; keeping the last verdict", after)
             return
         if changed:
             await self._broadcast(types.ToolListChangedNotification())
-
-    async def _refresh_lock_forever(self, every: float) -> None:
-        """Fetch the lock every ``every`` seconds; when it moved (a change approved, a new
-        version locked), check the contract again and tell the client what changed."""
-        while True:
-            await anyio.sleep(every)
-            try:
-                async with self._checking:
-                    held = self.core.lock_identity()
-                    await anyio.to_thread.run_sync(self.core.load_lock)
-                    if self.core.lock_identity() == held:
-                        continue
-                    changed = await self.check()
-            except Exception:  # keep serving the last verdict; the log says why
-                log.exception("the contract check after a lock refresh failed; keeping the last verdict")
-                continue
-            if changed:
-                await self._broadcast(types.ToolListChangedNotification())
 
     # -- downstream handlers -------------------------------------------------------
 
